@@ -1,0 +1,198 @@
+// A collective as named layouts: the plain, MLIR-free model that the
+// compiler exports (`purlinc --emit=desc`) and that the runtime, the host
+// target and the reference evaluator read.
+//
+// A collective has parameters (one rank count R, counts, a root, an element
+// type T, tables of counts), buffers (inputs and outputs, each of a size per
+// rank) and clauses. A clause names the points of an index space
+// (dims d0 in [E0], d1 in [E1], ...; an extent may use earlier dims) and maps
+// each name to its contributors (`from`: a buffer, a rank selector and an
+// index) and its destinations (`to`). A rank selector is `*` (every rank), a
+// dim whose extent is R (the name's coordinate is the rank), or an
+// expression of parameters alone (such as `root`). Indexes are affine in the
+// dims. The op is `copy` (exactly one contributor) or a reduction, applied in
+// ascending contributor rank (see DType.h).
+#pragma once
+
+#include "purlin/core/DType.h"
+#include "purlin/core/Expr.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace purlin {
+
+struct SrcLoc {
+  int line = 0, col = 0; // 1-based; 0 when unknown
+  int tag = -1;          // opaque to the core: lets a client (the MLIR
+                         // verifier) map a Diag back to its own location
+};
+
+enum class ParamKind { Ranks, Count, Root, Type, Op, Table };
+const char *paramKindName(ParamKind k);
+
+struct Param {
+  std::string name;
+  ParamKind kind = ParamKind::Count;
+  std::vector<Expr> dims; // Table: extents (expressions of scalar params)
+  Expr max;               // Table: every entry lies in [0, max]
+  /// Empty while symbolic; else the value bound at compile time, as text:
+  /// an integer, an element type name, an op name, or ':'-separated table
+  /// entries.
+  std::string bound;
+  SrcLoc loc;
+};
+
+enum class BufferRole { In, Out };
+
+struct Buffer {
+  std::string name;
+  BufferRole role = BufferRole::In;
+  std::string dtype; // the name of a Type parameter, or a concrete type name
+  Expr size;         // elements per rank
+  SrcLoc loc;
+};
+
+struct RankSel {
+  bool every = false;
+  Expr rank; // null when `every`
+};
+
+struct Access {
+  std::string buffer;
+  RankSel rank;
+  Expr index;
+  SrcLoc loc, rankLoc, indexLoc;
+};
+
+struct Dim {
+  std::string name;
+  Expr extent;
+  SrcLoc loc;
+};
+
+struct Clause {
+  std::vector<Dim> dims;
+  Access from, to;
+  RedOp op = RedOp::Copy;
+  std::string opParam; // when set, the op is this Op parameter's value
+  SrcLoc loc, opLoc;
+};
+
+struct Collective {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<Buffer> buffers;
+  std::vector<Clause> clauses;
+  SrcLoc loc;
+
+  const Param *param(const std::string &n) const;
+  const Buffer *buffer(const std::string &n) const;
+  int bufferIndex(const std::string &n) const;
+  const Param *ranksParam() const; // the single Ranks parameter, or null
+};
+
+/// How a clause picks the ranks of a name's contributors or destinations.
+struct RankRole {
+  enum Kind { Every, Coord, Fixed } kind = Every;
+  int dim = -1; // Coord: the dim whose coordinate is the rank
+  Expr fixed;   // Fixed: an expression of parameters
+};
+RankRole rankRole(const Clause &c, const RankSel &sel);
+
+/// A problem found in a collective, at a place in its source.
+struct Diag {
+  SrcLoc loc;
+  std::string message;
+};
+
+/// Structural rules that need no parameter values: names defined once and
+/// known where used, roles of buffers, rank selectors of an allowed form,
+/// indexes affine in the dims, a copy with one contributor, matching element
+/// types. Appends a Diag per violation; returns true when there is none.
+bool checkStructure(const Collective &c, std::vector<Diag> &diags);
+
+/// Parameter values. R and every scalar are in `scalars`; tables are
+/// row-major; `dtype` binds every Type parameter.
+struct Binding {
+  std::map<std::string, int64_t> scalars;
+  std::map<std::string, std::vector<int64_t>> tables;
+  DType dtype = DType::F32;   // binds every Type parameter
+  RedOp redop = RedOp::Sum;   // binds every Op parameter
+  int64_t ranks(const Collective &c) const;
+};
+
+/// Checks the binding itself (every parameter bound, R >= 1, counts >= 0,
+/// 0 <= root < R, table shapes and bounds) and then, by visiting every name,
+/// the rules that need values: maps inside their buffers, contributor and
+/// destination ranks in [0, R), no two names written to one place. Visiting
+/// stops after `maxNames` names (0: no limit).
+bool checkBinding(const Collective &c, const Binding &b,
+                  std::vector<Diag> &diags, int64_t maxNames = 0);
+
+/// Adds the values bound at compile time (Param::bound) to `b`.
+bool applyBoundParams(const Collective &c, Binding &b, std::string &error);
+
+/// The op of clause `cl` under `b`.
+RedOp clauseOp(const Clause &cl, const Binding &b);
+
+/// A few bindings of small values (R of 1, 2, 3 and 5, counts of 1 to 3,
+/// roots at both ends, tables filled pseudo-randomly within their bounds)
+/// used to verify a collective whose parameters are symbolic. Parameters
+/// bound at compile time keep their values.
+std::vector<Binding> sampleBindings(const Collective &c);
+
+/// Evaluates an expression of parameters under a binding.
+bool evalParamExpr(const Collective &c, const Binding &b, const Expr &e,
+                   int64_t &out, std::string &error);
+
+/// Elements per rank of buffer `i` under `b`.
+bool bufferElems(const Collective &c, const Binding &b, int i, int64_t &out,
+                 std::string &error);
+
+/// A collective compiled under a binding: every expression resolved to
+/// slots, ready to visit names fast. Slots hold the scalar parameters first,
+/// then the coordinates of the clause being visited.
+class BoundCollective {
+public:
+  struct BoundClause {
+    int ndims = 0;
+    std::vector<CompiledExpr> extent;
+    CompiledExpr fromRank, toRank, fromIndex, toIndex;
+    bool fromEvery = false, toEvery = false;
+    int fromBuf = -1, toBuf = -1;
+    RedOp op = RedOp::Copy;
+  };
+  bool init(const Collective &c, const Binding &b, std::string &error);
+
+  const Collective *coll = nullptr;
+  Binding binding;
+  int64_t R = 0;
+  DType dtype = DType::F32;
+  std::vector<int64_t> bufElems;
+  std::vector<BoundClause> clauses;
+  int dimSlot0 = 0;                // slot of a clause's first coordinate
+  std::vector<int64_t> slots;      // scalar values, then room for coordinates
+
+  /// Calls `f(slots)` for every name of clause `ci` in row-major order of its
+  /// dims, coordinates in slots[dimSlot0 ...]. Stops and returns false when
+  /// `f` returns false or an extent fails to evaluate (then sets `error`).
+  bool visit(int ci, const std::function<bool(const int64_t *)> &f,
+             std::string &error);
+
+private:
+  std::vector<CompiledExpr::Table> tables_;
+  std::map<std::string, int> tableIndex_;
+};
+
+/// The plain description: a line-based text form of a Collective.
+std::string writeDesc(const Collective &c);
+bool readDesc(const std::string &text, Collective &out, std::string &error);
+
+/// Parses "R=8,C=1024,root=0,T=bf16,op=max,cnt=1:2:3:4" style bindings (tables as
+/// ':'-separated row-major values). Unmentioned parameters are left unbound.
+bool parseBindingList(const Collective &c, const std::string &text, Binding &b,
+                      std::string &error);
+
+} // namespace purlin

@@ -1,0 +1,546 @@
+#include "purlin/core/Expr.h"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace purlin {
+
+struct Expr::Node {
+  Kind kind;
+  int64_t value = 0;
+  std::string name;
+  std::vector<Expr> ops;
+};
+
+Expr Expr::constant(int64_t v) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Const;
+  n->value = v;
+  return Expr(n);
+}
+Expr Expr::var(const std::string &name) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Var;
+  n->name = name;
+  return Expr(n);
+}
+Expr Expr::table(const std::string &name, std::vector<Expr> index) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Table;
+  n->name = name;
+  n->ops = std::move(index);
+  return Expr(n);
+}
+Expr Expr::binary(Kind k, Expr lhs, Expr rhs) {
+  auto n = std::make_shared<Node>();
+  n->kind = k;
+  n->ops = {std::move(lhs), std::move(rhs)};
+  return Expr(n);
+}
+Expr Expr::neg(Expr e) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Neg;
+  n->ops = {std::move(e)};
+  return Expr(n);
+}
+
+Expr::Kind Expr::kind() const { return node_->kind; }
+int64_t Expr::constValue() const { return node_->value; }
+const std::string &Expr::name() const { return node_->name; }
+const std::vector<Expr> &Expr::operands() const { return node_->ops; }
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+namespace {
+struct ExprParser {
+  const std::string &s;
+  size_t pos = 0;
+  std::string error;
+  int errorCol = -1;
+
+  void skip() {
+    while (pos < s.size() && std::isspace((unsigned char)s[pos]))
+      ++pos;
+  }
+  bool fail(const std::string &msg) {
+    if (error.empty()) {
+      error = msg;
+      errorCol = (int)pos;
+    }
+    return false;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos < s.size() && s[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool expr(Expr &out) {
+    Expr lhs;
+    if (!term(lhs))
+      return false;
+    for (;;) {
+      Expr::Kind k;
+      if (eat('+'))
+        k = Expr::Kind::Add;
+      else if (eat('-'))
+        k = Expr::Kind::Sub;
+      else
+        break;
+      Expr rhs;
+      if (!term(rhs))
+        return false;
+      lhs = Expr::binary(k, lhs, rhs);
+    }
+    out = lhs;
+    return true;
+  }
+  bool term(Expr &out) {
+    Expr lhs;
+    if (!unary(lhs))
+      return false;
+    for (;;) {
+      Expr::Kind k;
+      if (eat('*'))
+        k = Expr::Kind::Mul;
+      else if (eat('/'))
+        k = Expr::Kind::Div;
+      else if (eat('%'))
+        k = Expr::Kind::Mod;
+      else
+        break;
+      Expr rhs;
+      if (!unary(rhs))
+        return false;
+      lhs = Expr::binary(k, lhs, rhs);
+    }
+    out = lhs;
+    return true;
+  }
+  bool unary(Expr &out) {
+    if (eat('-')) {
+      Expr e;
+      if (!unary(e))
+        return false;
+      out = Expr::neg(e);
+      return true;
+    }
+    return primary(out);
+  }
+  bool primary(Expr &out) {
+    skip();
+    if (pos >= s.size())
+      return fail("expected an expression");
+    char c = s[pos];
+    if (std::isdigit((unsigned char)c)) {
+      int64_t v = 0;
+      while (pos < s.size() && std::isdigit((unsigned char)s[pos])) {
+        if (v > (INT64_MAX - 9) / 10)
+          return fail("integer literal too large");
+        v = v * 10 + (s[pos++] - '0');
+      }
+      out = Expr::constant(v);
+      return true;
+    }
+    if (std::isalpha((unsigned char)c) || c == '_') {
+      size_t b = pos;
+      while (pos < s.size() &&
+             (std::isalnum((unsigned char)s[pos]) || s[pos] == '_'))
+        ++pos;
+      std::string id = s.substr(b, pos - b);
+      std::vector<Expr> idx;
+      while (eat('[')) {
+        Expr e;
+        if (!expr(e))
+          return false;
+        if (!eat(']'))
+          return fail("expected ']'");
+        idx.push_back(e);
+      }
+      out = idx.empty() ? Expr::var(id) : Expr::table(id, idx);
+      return true;
+    }
+    if (eat('(')) {
+      if (!expr(out))
+        return false;
+      if (!eat(')'))
+        return fail("expected ')'");
+      return true;
+    }
+    return fail(std::string("unexpected character '") + c + "'");
+  }
+};
+} // namespace
+
+Expr Expr::parse(const std::string &text, std::string &error, int *errorCol) {
+  ExprParser p{text};
+  Expr e;
+  bool ok = p.expr(e);
+  if (ok) {
+    p.skip();
+    if (p.pos != text.size())
+      ok = p.fail("unexpected text after the expression");
+  }
+  if (!ok) {
+    error = p.error;
+    if (errorCol)
+      *errorCol = p.errorCol;
+    return Expr();
+  }
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+namespace {
+int precedence(Expr::Kind k) {
+  switch (k) {
+  case Expr::Kind::Add:
+  case Expr::Kind::Sub:
+    return 1;
+  case Expr::Kind::Mul:
+  case Expr::Kind::Div:
+  case Expr::Kind::Mod:
+    return 2;
+  case Expr::Kind::Neg:
+    return 3;
+  default:
+    return 4;
+  }
+}
+const char *opText(Expr::Kind k) {
+  switch (k) {
+  case Expr::Kind::Add:
+    return " + ";
+  case Expr::Kind::Sub:
+    return " - ";
+  case Expr::Kind::Mul:
+    return "*";
+  case Expr::Kind::Div:
+    return "/";
+  case Expr::Kind::Mod:
+    return "%";
+  default:
+    return "?";
+  }
+}
+
+std::string print(const Expr &e,
+                  const std::function<std::string(const std::string &)> *ident,
+                  bool cxx) {
+  switch (e.kind()) {
+  case Expr::Kind::Const:
+    return cxx ? "int64_t(" + std::to_string(e.constValue()) + ")"
+               : std::to_string(e.constValue());
+  case Expr::Kind::Var:
+    return ident ? (*ident)(e.name()) : e.name();
+  case Expr::Kind::Table: {
+    std::string s = ident ? (*ident)(e.name()) : e.name();
+    if (cxx) {
+      s += "(";
+      for (size_t i = 0; i < e.operands().size(); ++i)
+        s += (i ? ", " : "") + print(e.operands()[i], ident, cxx);
+      return s + ")";
+    }
+    for (auto &o : e.operands())
+      s += "[" + print(o, ident, cxx) + "]";
+    return s;
+  }
+  case Expr::Kind::Neg: {
+    std::string inner = print(e.operands()[0], ident, cxx);
+    if (precedence(e.operands()[0].kind()) < 3)
+      inner = "(" + inner + ")";
+    return "-" + inner;
+  }
+  default: {
+    int p = precedence(e.kind());
+    const Expr &l = e.operands()[0], &r = e.operands()[1];
+    std::string ls = print(l, ident, cxx), rs = print(r, ident, cxx);
+    if (precedence(l.kind()) < p)
+      ls = "(" + ls + ")";
+    // Right operands of -, /, % and * need parentheses at equal precedence.
+    if (precedence(r.kind()) < p ||
+        (precedence(r.kind()) == p && e.kind() != Expr::Kind::Add))
+      rs = "(" + rs + ")";
+    if (cxx && (e.kind() == Expr::Kind::Div || e.kind() == Expr::Kind::Mod))
+      return std::string(e.kind() == Expr::Kind::Div ? "purlin_floordiv("
+                                                     : "purlin_floormod(") +
+             print(l, ident, cxx) + ", " + print(r, ident, cxx) + ")";
+    return ls + opText(e.kind()) + rs;
+  }
+  }
+}
+} // namespace
+
+std::string Expr::str() const {
+  if (!node_)
+    return "<null>";
+  return print(*this, nullptr, false);
+}
+std::string Expr::cxx(
+    const std::function<std::string(const std::string &)> &ident) const {
+  return print(*this, &ident, true);
+}
+
+void Expr::names(std::vector<std::string> &out) const {
+  if (!node_)
+    return;
+  if (kind() == Kind::Var || kind() == Kind::Table)
+    out.push_back(name());
+  for (auto &o : operands())
+    o.names(out);
+}
+bool Expr::mentions(const std::string &n) const {
+  std::vector<std::string> all;
+  names(all);
+  for (auto &a : all)
+    if (a == n)
+      return true;
+  return false;
+}
+
+bool Expr::isLinearIn(const std::vector<std::string> &vars) const {
+  auto dependsOn = [&](const Expr &e) {
+    for (auto &v : vars)
+      if (e.mentions(v))
+        return true;
+    return false;
+  };
+  switch (kind()) {
+  case Kind::Const:
+  case Kind::Var:
+    return true;
+  case Kind::Table:
+    for (auto &o : operands())
+      if (dependsOn(o))
+        return false;
+    return true;
+  case Kind::Neg:
+    return operands()[0].isLinearIn(vars);
+  case Kind::Add:
+  case Kind::Sub:
+    return operands()[0].isLinearIn(vars) && operands()[1].isLinearIn(vars);
+  case Kind::Mul: {
+    bool l = dependsOn(operands()[0]), r = dependsOn(operands()[1]);
+    if (l && r)
+      return false;
+    return operands()[0].isLinearIn(vars) && operands()[1].isLinearIn(vars);
+  }
+  case Kind::Div:
+  case Kind::Mod:
+    return !dependsOn(*this);
+  }
+  return false;
+}
+
+Expr Expr::substitute(const std::string &n, const Expr &value) const {
+  switch (kind()) {
+  case Kind::Const:
+    return *this;
+  case Kind::Var:
+    return name() == n ? value : *this;
+  case Kind::Table: {
+    std::vector<Expr> idx;
+    for (auto &o : operands())
+      idx.push_back(o.substitute(n, value));
+    return table(name(), idx);
+  }
+  case Kind::Neg:
+    return neg(operands()[0].substitute(n, value));
+  default:
+    return binary(kind(), operands()[0].substitute(n, value),
+                  operands()[1].substitute(n, value));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+bool evaluate(const Expr &e, const EvalEnv &env, int64_t &out,
+              std::string &error) {
+  switch (e.kind()) {
+  case Expr::Kind::Const:
+    out = e.constValue();
+    return true;
+  case Expr::Kind::Var:
+    if (!env.var || !env.var(e.name(), out)) {
+      error = "unknown name '" + e.name() + "'";
+      return false;
+    }
+    return true;
+  case Expr::Kind::Table: {
+    std::vector<int64_t> idx;
+    for (auto &o : e.operands()) {
+      int64_t v;
+      if (!evaluate(o, env, v, error))
+        return false;
+      idx.push_back(v);
+    }
+    if (!env.table || !env.table(e.name(), idx, out)) {
+      error = "table lookup '" + e.str() + "' is unknown or out of range";
+      return false;
+    }
+    return true;
+  }
+  case Expr::Kind::Neg:
+    if (!evaluate(e.operands()[0], env, out, error))
+      return false;
+    out = -out;
+    return true;
+  default: {
+    int64_t a, b;
+    if (!evaluate(e.operands()[0], env, a, error) ||
+        !evaluate(e.operands()[1], env, b, error))
+      return false;
+    switch (e.kind()) {
+    case Expr::Kind::Add:
+      out = a + b;
+      return true;
+    case Expr::Kind::Sub:
+      out = a - b;
+      return true;
+    case Expr::Kind::Mul:
+      out = a * b;
+      return true;
+    default:
+      if (b == 0) {
+        error = "division by zero in '" + e.str() + "'";
+        return false;
+      }
+      out = e.kind() == Expr::Kind::Div ? floorDiv(a, b) : floorMod(a, b);
+      return true;
+    }
+  }
+  }
+  return false;
+}
+
+bool CompiledExpr::compile(
+    const Expr &e, const std::function<int(const std::string &)> &slot,
+    const std::function<const Table *(const std::string &)> &table,
+    CompiledExpr &out, std::string &error) {
+  std::function<bool(const Expr &)> emit = [&](const Expr &x) -> bool {
+    Op op{};
+    switch (x.kind()) {
+    case Expr::Kind::Const:
+      op.code = Op::Push;
+      op.arg = x.constValue();
+      break;
+    case Expr::Kind::Var: {
+      int s = slot(x.name());
+      if (s < 0) {
+        error = "unknown name '" + x.name() + "'";
+        return false;
+      }
+      op.code = Op::Load;
+      op.arg = s;
+      break;
+    }
+    case Expr::Kind::Table: {
+      const Table *t = table(x.name());
+      if (!t || t->extents.size() != x.operands().size()) {
+        error = "unknown table or wrong number of subscripts in '" + x.str() +
+                "'";
+        return false;
+      }
+      for (auto &o : x.operands())
+        if (!emit(o))
+          return false;
+      op.code = Op::Look;
+      op.arg = (int64_t)x.operands().size();
+      op.tab = t;
+      break;
+    }
+    case Expr::Kind::Neg:
+      if (!emit(x.operands()[0]))
+        return false;
+      op.code = Op::Neg;
+      break;
+    default:
+      if (!emit(x.operands()[0]) || !emit(x.operands()[1]))
+        return false;
+      op.code = x.kind() == Expr::Kind::Add   ? Op::Add
+                : x.kind() == Expr::Kind::Sub ? Op::Sub
+                : x.kind() == Expr::Kind::Mul ? Op::Mul
+                : x.kind() == Expr::Kind::Div ? Op::Div
+                                              : Op::Mod;
+    }
+    out.ops_.push_back(op);
+    return true;
+  };
+  out.ops_.clear();
+  return emit(e);
+}
+
+bool CompiledExpr::eval(const int64_t *slots, int64_t &out) const {
+  int64_t st[64];
+  int sp = 0;
+  for (const Op &op : ops_) {
+    if (sp >= 62)
+      return false;
+    switch (op.code) {
+    case Op::Push:
+      st[sp++] = op.arg;
+      break;
+    case Op::Load:
+      st[sp++] = slots[op.arg];
+      break;
+    case Op::Look: {
+      int n = (int)op.arg;
+      int64_t lin = 0;
+      for (int i = 0; i < n; ++i) {
+        int64_t v = st[sp - n + i];
+        if (v < 0 || v >= op.tab->extents[i])
+          return false;
+        lin = lin * op.tab->extents[i] + v;
+      }
+      sp -= n;
+      st[sp++] = op.tab->data[lin];
+      break;
+    }
+    case Op::Neg:
+      st[sp - 1] = -st[sp - 1];
+      break;
+    default: {
+      int64_t b = st[--sp], a = st[--sp];
+      switch (op.code) {
+      case Op::Add:
+        st[sp++] = a + b;
+        break;
+      case Op::Sub:
+        st[sp++] = a - b;
+        break;
+      case Op::Mul:
+        st[sp++] = a * b;
+        break;
+      case Op::Div:
+      case Op::Mod:
+        if (b == 0)
+          return false;
+        st[sp++] = op.code == Op::Div ? floorDiv(a, b) : floorMod(a, b);
+        break;
+      default:
+        return false;
+      }
+    }
+    }
+  }
+  if (sp != 1)
+    return false;
+  out = st[0];
+  return true;
+}
+
+} // namespace purlin
