@@ -1,0 +1,24 @@
+// The recursive-descent parser of the `.purlin` language (grammar in
+// docs/language.md). It builds a purlin::Collective with a SrcLoc on every
+// parameter, buffer, clause, coordinate, access and op, and stops at the
+// first syntax error. Semantic rules are not checked here: they belong to
+// checkStructure / checkBinding (see purlin/Verify.h).
+#pragma once
+
+#include "purlin/core/Collective.h"
+
+#include <string>
+
+namespace purlin {
+
+/// Parses `text`; returns false and fills `error` (a Diag at the offending
+/// token) on a syntax error. Total on every input: no crash, no unbounded
+/// recursion, no hang.
+bool parsePurlin(const std::string &text, Collective &out, Diag &error);
+
+/// The deepest expression the parser builds (nesting of parentheses and
+/// operator chains alike), which bounds the recursion of every pass that
+/// walks an Expr.
+constexpr int kMaxExprDepth = 128;
+
+} // namespace purlin

@@ -1,0 +1,82 @@
+// The stages of purlinc as a library: read and parse a `.purlin` source, bind
+// parameters at compile time, verify, and emit a stage. The purlinc tool is a
+// thin CLI over this file; tests and other tools call it directly.
+//
+// Adding a stage (snac, atom, cuda, ...): add an EmitKind, its name in
+// parseEmitKind/emitKindNames, and its case in emit() (Pipeline.cpp).
+#pragma once
+
+#include "purlin/core/Collective.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace purlin {
+
+/// A source file and its text, kept for printing diagnostics with the line.
+struct Source {
+  std::string path;
+  std::string text;
+};
+
+/// Reads `path` ("-" is stdin) into `out`.
+bool loadSource(const std::string &path, Source &out, std::string &error);
+
+/// Prints `FILE:LINE:COL: SEVERITY: message`, then the source line and a
+/// caret under the column (just the first line when `d.loc` has no line).
+void printDiag(llvm::raw_ostream &os, const Source &src, const Diag &d,
+               const char *severity = "error");
+
+/// Parses the source into `out`. On a syntax error, prints it to `errs` and
+/// returns false.
+bool parseSource(const Source &src, Collective &out, llvm::raw_ostream &errs);
+
+/// Values bound at compile time, from the command line.
+struct BindOptions {
+  /// NAME=VALUE pairs (`-D`), for any parameter; a table's entries are
+  /// ':'-separated, row-major. Applied after the shorthands below.
+  std::vector<std::string> defines;
+  /// Shorthands: bind every parameter of that kind.
+  std::optional<int64_t> ranks, count, root;
+  std::string dtype, op;
+};
+
+/// Sets Param::bound from `opts`; checks each value's form (an integer, an
+/// element type, a reduction op, table entries). Returns false and sets
+/// `error` on an unknown parameter or a malformed value.
+bool bindParams(Collective &c, const BindOptions &opts, std::string &error);
+
+/// Runs the semantic checks (purlin/Verify.h) and prints every problem to
+/// `errs` at its source position. Returns false on an error.
+bool verifySource(const Source &src, const Collective &c,
+                  llvm::raw_ostream &errs);
+
+/// What purlinc prints.
+enum class EmitKind {
+  Layout, // the layout dialect (MLIR)
+  Desc,   // the plain description (purlin/core/Collective.h, writeDesc)
+  // Later stages go here: Snac, Atom, Cuda.
+};
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+/// The accepted --emit values, for messages and --help: "layout, desc".
+std::string emitKindNames();
+
+struct EmitOptions {
+  EmitKind kind = EmitKind::Layout;
+  bool printLocations = false; // Layout: print loc(...) attributes
+  // Later: the target (host, sm_80, sm_90, sm_100) and pass options.
+};
+
+/// The layout dialect of `c` as MLIR text (a module holding one
+/// layout.collective, with FileLineColLoc locations from `filename`).
+bool emitLayout(const Collective &c, llvm::StringRef filename,
+                bool printLocations, llvm::raw_ostream &os, std::string &error);
+
+/// Emits the stage `opts.kind` of `c` (already verified) to `os`.
+bool emit(const Source &src, const Collective &c, const EmitOptions &opts,
+          llvm::raw_ostream &os, std::string &error);
+
+} // namespace purlin

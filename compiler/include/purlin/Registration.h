@@ -1,0 +1,17 @@
+// The one place that lists purlin's dialects and passes, for purlin-opt,
+// purlinc and tests alike.
+#pragma once
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace purlin {
+
+/// Adds every purlin dialect (and the upstream dialects they need).
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers every purlin pass and pipeline with the global registry.
+void registerAllPasses();
+
+} // namespace purlin

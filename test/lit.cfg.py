@@ -1,0 +1,39 @@
+# -*- Python -*-
+# lit configuration of purlin's tests (`ninja check-purlin`, or
+# `lit build/test -v`).
+import os
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "purlin"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".purlin", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.purlin_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()  # FileCheck, not, count, split-file
+
+# %examples: the standard and user-defined collectives; %python: python3.
+config.substitutions.append(
+    ("%examples", os.path.join(config.purlin_src_root, "examples")))
+tool_dirs = [config.purlin_tools_dir, config.llvm_tools_dir]
+tools = [
+    "purlinc",
+    "purlin-opt",
+    "split-file",
+    ToolSubst("%python", config.python_executable, unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `REQUIRES: cuda` tests run only where a GPU answers.
+try:
+    subprocess.run(["nvidia-smi", "-L"], check=True, timeout=30,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("cuda")
+except (OSError, subprocess.SubprocessError):
+    pass
