@@ -220,6 +220,20 @@ struct StructureChecker {
       error(cl.loc, "a name space needs at least one coordinate");
     access(cl, cl.from, true, coords);
     access(cl, cl.to, false, coords);
+    // Fixing the rank coordinates leaves a box: the extent of every other
+    // coordinate may use rank coordinates and parameters, nothing else.
+    RankRole fr = rankRole(cl, cl.from.rank), tr = rankRole(cl, cl.to.rank);
+    auto isRankDim = [&](int d) {
+      return (fr.kind == RankRole::Coord && fr.dim == d) ||
+             (tr.kind == RankRole::Coord && tr.dim == d);
+    };
+    for (size_t d = 0; d < cl.dims.size(); ++d)
+      for (size_t e = 0; e < d; ++e)
+        if (!isRankDim((int)e) && cl.dims[d].extent.mentions(cl.dims[e].name))
+          error(cl.dims[d].loc, "the extent of '" + cl.dims[d].name +
+                                    "' may use rank coordinates and "
+                                    "parameters only, not '" +
+                                    cl.dims[e].name + "'");
     if (!cl.opParam.empty()) {
       const Param *op = c.param(cl.opParam);
       if (!op || op->kind != ParamKind::Op)
@@ -842,6 +856,25 @@ bool readDesc(const std::string &text, Collective &out, std::string &error) {
   return true;
 }
 
+namespace {
+bool parseInt(const std::string &s, int64_t &out) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+'))
+    neg = s[i++] == '-';
+  if (i == s.size())
+    return false;
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10)
+      return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  out = neg ? -v : v;
+  return true;
+}
+} // namespace
+
 bool parseBindingList(const Collective &c, const std::string &text, Binding &b,
                       std::string &error) {
   std::stringstream ss(text);
@@ -860,34 +893,36 @@ bool parseBindingList(const Collective &c, const std::string &text, Binding &b,
       error = "collective '" + c.name + "' has no parameter '" + n + "'";
       return false;
     }
-    try {
-      if (p->kind == ParamKind::Type) {
-        if (!parseDType(v, b.dtype)) {
-          error = "unknown element type '" + v + "'";
-          return false;
-        }
-      } else if (p->kind == ParamKind::Op) {
-        if (!parseRedOp(v, b.redop) || b.redop == RedOp::Copy) {
-          error = "unknown reduction op '" + v +
-                  "' (sum, prod, min, max or avg)";
-          return false;
-        }
-      } else if (p->kind == ParamKind::Table) {
-        std::vector<int64_t> vals;
-        std::stringstream vs(v);
-        std::string x;
-        while (std::getline(vs, x, ':'))
-          vals.push_back(std::stoll(x));
-        b.tables[n] = vals;
-      } else {
-        size_t used = 0;
-        b.scalars[n] = std::stoll(v, &used);
-        if (used != v.size())
-          throw std::invalid_argument(v);
+    if (p->kind == ParamKind::Type) {
+      if (!parseDType(v, b.dtype)) {
+        error = "unknown element type '" + v + "'";
+        return false;
       }
-    } catch (...) {
-      error = "bad value '" + v + "' for parameter '" + n + "'";
-      return false;
+    } else if (p->kind == ParamKind::Op) {
+      if (!parseRedOp(v, b.redop) || b.redop == RedOp::Copy) {
+        error = "unknown reduction op '" + v + "' (sum, prod, min, max or avg)";
+        return false;
+      }
+    } else if (p->kind == ParamKind::Table) {
+      std::vector<int64_t> vals;
+      std::stringstream vs(v);
+      std::string x;
+      while (std::getline(vs, x, ':')) {
+        int64_t iv;
+        if (!parseInt(x, iv)) {
+          error = "bad value '" + x + "' in table '" + n + "'";
+          return false;
+        }
+        vals.push_back(iv);
+      }
+      b.tables[n] = vals;
+    } else {
+      int64_t iv;
+      if (!parseInt(v, iv)) {
+        error = "bad value '" + v + "' for parameter '" + n + "'";
+        return false;
+      }
+      b.scalars[n] = iv;
     }
   }
   return true;

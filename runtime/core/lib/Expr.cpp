@@ -248,10 +248,10 @@ std::string print(const Expr &e,
     return ident ? (*ident)(e.name()) : e.name();
   case Expr::Kind::Table: {
     std::string s = ident ? (*ident)(e.name()) : e.name();
-    if (cxx) {
-      s += "(";
+    if (cxx) { // a call NAME(P, i, j): the lookup needs the parameters
+      s += "(P";
       for (size_t i = 0; i < e.operands().size(); ++i)
-        s += (i ? ", " : "") + print(e.operands()[i], ident, cxx);
+        s += ", " + print(e.operands()[i], ident, cxx);
       return s + ")";
     }
     for (auto &o : e.operands())

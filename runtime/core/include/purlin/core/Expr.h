@@ -44,7 +44,8 @@ public:
   /// Canonical text, fully parenthesised only where precedence needs it.
   std::string str() const;
   /// C++ text; `ident` maps a variable or table name to the C++ that reads it
-  /// (for a table, a call prefix to which "(i, j)" is appended).
+  /// (a table lookup prints as IDENT(P, i, j): a function of the parameters
+  /// `P` in scope); '/' and '%' print as purlin_floordiv / purlin_floormod.
   std::string cxx(const std::function<std::string(const std::string &)> &ident) const;
 
   /// Every variable and table name the expression mentions.

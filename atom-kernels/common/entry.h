@@ -1,0 +1,56 @@
+// What a generated collective exports to the runtime: a table of plans
+// (one per SNAC strategy that purlinc emitted), each with its resources and
+// its entry point on the target it was compiled for. Plain C data.
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+namespace purlin {
+namespace exec {
+struct Shared;
+}
+} // namespace purlin
+typedef purlin::exec::Shared purlin_shared_t;
+extern "C" {
+#else
+typedef struct purlin_shared purlin_shared_t;
+#endif
+
+/// Host target entry: runs lane `lane` of rank `rank` to completion.
+/// `atoms` is the host target's per-lane configuration (HostAtoms.h).
+typedef void (*purlin_host_entry_t)(const purlin_shared_t *S, int rank,
+                                    int lane, void *atoms);
+/// CUDA target entry: launches ranks [first, first + n) of one device in one
+/// kernel (grid: lanes x n blocks) on `stream` for element type `dtype` and
+/// op `op` (DType.h / exec::Op numbering). Returns a cudaError_t.
+typedef int (*purlin_cuda_entry_t)(const purlin_shared_t *S, int first, int n,
+                                   int dtype, int op, void *stream);
+
+typedef struct purlin_plan_info {
+  const char *strategy;  // "direct", "two_shot", "staged", ...
+  int lanes, chunks;     // the SNAC lane and chunk counts
+  int nsignals;          // signal names
+  int inplace_safe;      // the checker proved it right when outputs alias inputs
+  int uses_scratch;      // reads input copies or staging slots
+  // The size band the default chooser picked this plan for: bytes of the
+  // largest buffer of one rank, min inclusive, max exclusive (-1: no limit).
+  int64_t min_bytes, max_bytes;
+  // Fills S->scratchOff / stagingOff / slotElems from S->P, S->R and
+  // S->elemSize; returns the scratch bytes each rank needs.
+  int64_t (*layout)(purlin_shared_t *S);
+  purlin_host_entry_t host_entry; // null unless compiled for the host
+  purlin_cuda_entry_t cuda_entry; // null unless compiled for a GPU
+} purlin_plan_info;
+
+typedef struct purlin_collective_info {
+  const char *name;
+  const char *desc;   // the plain description (Collective.h, readDesc)
+  const char *target; // "host", "sm_80", "sm_90", "sm_100"
+  int nplans;
+  const purlin_plan_info *plans;
+} purlin_collective_info;
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,473 @@
+// The generic executor of snac programs: what every target runs.
+//
+// purlinc lowers a snac program to straight-line calls of the step functions
+// below (stage, notify, wait, consume), one per snac op, plus one struct per
+// clause that evaluates the clause's maps (see "Clause contract"). The step
+// functions turn a step into boxes of names and hand the data movement and
+// the signalling to the target's atoms (`Tgt`, "Target contract"). The same
+// header compiles with a plain host compiler (the host target) and with
+// nvcc (the GPU targets).
+//
+// Execution model: rank r runs its program on L lanes (a thread block, a
+// host thread). Lane l of rank r handles slice l of every step's names, and
+// signals lane l of its peers, so lanes never wait on each other. Each step's
+// names are cut into K*L pieces; piece (c, l) belongs to lane l in chunk c.
+// Signal words are monotonic: a notify stores the lane's epoch, a wait waits
+// until the word reaches it. Each lane keeps its epoch in device memory and
+// bumps it once per launch, so repeated launches and graph replays agree.
+#pragma once
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define PURLIN_HD __host__ __device__ __forceinline__
+#else
+#define PURLIN_HD inline
+#endif
+
+namespace purlin {
+namespace exec {
+
+// Limits and capacities, in one place.
+constexpr int kMaxRanks = 32;     // ranks of a communicator
+constexpr int kMaxBuffers = 4;    // buffers of a collective, inputs and outputs
+constexpr int kMaxClauses = 4;    // clauses of a collective
+constexpr int kMaxScalars = 12;   // ranks, counts and roots
+constexpr int kMaxTables = 3;     // table parameters
+constexpr int kMaxTableWords = 96; // table entries in all
+constexpr int kMaxDims = 6;       // coordinates of a clause
+constexpr int kMaxSignals = 8;    // signal names of a plan
+
+// How a clause picks contributor or destination ranks (Collective.h RankRole).
+enum Role : int { kEvery = 0, kCoord = 1, kFixed = 2 };
+// Which peers a notify or a wait addresses, relative to this rank r.
+enum Peers : int {
+  kPeersAll = 0,  // every rank
+  kPeersSrcs = 1, // ranks that contribute names that r receives
+  kPeersDsts = 2, // ranks that receive names that r contributes
+};
+enum Select : int { kSelMine = 0, kSelOwned = 1 };
+enum Source : int { kSrcInput = 0, kSrcScratch = 1, kSrcStaging = 2 };
+enum Dest : int { kDstSelf = 0, kDstAll = 1 };
+// Reduction ops, in DType.h's order. kOpParam: the launch's op.
+enum Op : int { kCopy = 0, kSum, kProd, kMin, kMax, kAvg, kOpParam = -1 };
+
+/// Parameter values of a launch, by slot: scalars (ranks, counts, roots) in
+/// the order the collective declares them, then tables.
+struct Params {
+  int64_t s[kMaxScalars];
+  int64_t tabOff[kMaxTables];
+  int64_t tabExt[kMaxTables][3];
+  int64_t tab[kMaxTableWords];
+  PURLIN_HD int64_t lookup(int t, int64_t i) const { return tab[tabOff[t] + i]; }
+  PURLIN_HD int64_t lookup(int t, int64_t i, int64_t j) const {
+    return tab[tabOff[t] + i * tabExt[t][1] + j];
+  }
+  PURLIN_HD int64_t lookup(int t, int64_t i, int64_t j, int64_t k) const {
+    return tab[tabOff[t] + (i * tabExt[t][1] + j) * tabExt[t][2] + k];
+  }
+};
+
+PURLIN_HD int64_t purlin_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+PURLIN_HD int64_t purlin_floormod(int64_t a, int64_t b) {
+  return a - purlin_floordiv(a, b) * b;
+}
+
+/// What every lane of every rank sees: the addresses of all ranks' buffers,
+/// scratch and signals (peer-visible), and the launch's parameters.
+/// Plain data, passed by value to kernels.
+struct Shared {
+  int R = 0, L = 1, K = 1; // ranks, lanes, chunks
+  int op = kSum;           // the launch's op, for clauses with kOpParam
+  int elemSize = 4;
+  int nsignals = 0;
+  void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
+  // Peer-visible scratch of every rank: copies of the inputs (for
+  // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
+  // slotElems[clause] elements at stagingOff[clause]; offsets in bytes.
+  char *scratch[kMaxRanks];
+  int64_t scratchOff[kMaxBuffers];
+  int64_t stagingOff[kMaxClauses];
+  int64_t slotElems[kMaxClauses];
+  // Signal words of every rank: [signal][from rank][lane][chunk], then the
+  // epochs of its lanes.
+  uint64_t *signals[kMaxRanks];
+  Params P;
+};
+
+PURLIN_HD uint64_t *signalWord(const Shared &S, int to, int sig, int from,
+                               int lane, int chunk) {
+  return S.signals[to] +
+         (((int64_t)sig * S.R + from) * S.L + lane) * S.K + chunk;
+}
+PURLIN_HD uint64_t *epochWord(const Shared &S, int rank, int lane) {
+  return S.signals[rank] + (int64_t)S.nsignals * S.R * S.L * S.K + lane;
+}
+/// Signal words of one rank, epochs included.
+inline int64_t signalWords(int nsignals, int R, int L, int K) {
+  return (int64_t)nsignals * R * L * K + L;
+}
+
+/// A box of names: the rank coordinates fixed, the others free. Offsets of
+/// a name are base + sum_j c_j * stride_j on each side (maps are affine).
+struct Box {
+  int nfree = 0;
+  int64_t n = 0; // names in the box
+  int64_t ext[kMaxDims];
+  int64_t sstr[kMaxDims], dstr[kMaxDims];
+  int64_t sbase = 0, dbase = 0;
+};
+
+/// Cuts [0, n) into `parts` ranges and returns range i, cut points rounded
+/// down to multiples of `g` so that vector accesses stay whole.
+PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
+                          int64_t &a, int64_t &b) {
+  a = (n * i / parts) / g * g;
+  b = (i + 1 == parts) ? n : (n * (i + 1) / parts) / g * g;
+  if (a > n)
+    a = n;
+  if (b < a)
+    b = a;
+}
+
+//===----------------------------------------------------------------------===//
+// Clause contract (generated by purlinc, one struct per clause):
+//   static constexpr int kDims, kFromRole, kFromDim, kToRole, kToDim,
+//                        kFromBuf, kToBuf, kOp, kIndex (the clause's number);
+//   static int64_t fromFixed(const Params&), toFixed(const Params&);
+//   static int64_t extent(int d, const int64_t *c, const Params&);
+//   static int64_t fromIndex(const int64_t *c, const Params&);
+//   static int64_t toIndex(const int64_t *c, const Params&);
+//===----------------------------------------------------------------------===//
+
+/// The box of names with contributor p and destination q (each used only
+/// where the clause's role needs it). Returns false when there is none.
+template <class C>
+PURLIN_HD bool makeBox(const Params &P, int64_t p, int64_t q, Box &b) {
+  int64_t c[kMaxDims];
+  bool fixed[kMaxDims];
+  for (int d = 0; d < C::kDims; ++d) {
+    c[d] = 0;
+    fixed[d] = false;
+  }
+  if (C::kFromRole == kCoord) {
+    c[C::kFromDim] = p;
+    fixed[C::kFromDim] = true;
+  } else if (C::kFromRole == kFixed && C::fromFixed(P) != p) {
+    return false;
+  }
+  if (C::kToRole == kCoord) {
+    if (fixed[C::kToDim] && c[C::kToDim] != q)
+      return false;
+    c[C::kToDim] = q;
+    fixed[C::kToDim] = true;
+  } else if (C::kToRole == kFixed && C::toFixed(P) != q) {
+    return false;
+  }
+  b.nfree = 0;
+  b.n = 1;
+  int freeDim[kMaxDims];
+  for (int d = 0; d < C::kDims; ++d) {
+    if (fixed[d])
+      continue;
+    int64_t e = C::extent(d, c, P);
+    if (e < 0)
+      e = 0;
+    freeDim[b.nfree] = d;
+    b.ext[b.nfree++] = e;
+    b.n *= e;
+  }
+  b.sbase = C::fromIndex(c, P);
+  b.dbase = C::toIndex(c, P);
+  for (int j = 0; j < b.nfree; ++j) {
+    c[freeDim[j]] = 1;
+    b.sstr[j] = C::fromIndex(c, P) - b.sbase;
+    b.dstr[j] = C::toIndex(c, P) - b.dbase;
+    c[freeDim[j]] = 0;
+  }
+  // Merge neighbours that are contiguous on both sides, innermost first.
+  for (int j = b.nfree - 2; j >= 0; --j) {
+    if (b.sstr[j] == b.sstr[j + 1] * b.ext[j + 1] &&
+        b.dstr[j] == b.dstr[j + 1] * b.ext[j + 1]) {
+      b.ext[j] *= b.ext[j + 1];
+      b.sstr[j] = b.sstr[j + 1];
+      b.dstr[j] = b.dstr[j + 1];
+      for (int k = j + 1; k + 1 < b.nfree; ++k) {
+        b.ext[k] = b.ext[k + 1];
+        b.sstr[k] = b.sstr[k + 1];
+        b.dstr[k] = b.dstr[k + 1];
+      }
+      --b.nfree;
+    }
+  }
+  if (b.nfree == 0) { // a single name
+    b.nfree = 1;
+    b.ext[0] = 1;
+    b.sstr[0] = b.dstr[0] = 1;
+  }
+  return true;
+}
+
+/// Whether names flow from contributor p to destination q (by the clause's
+/// rank roles alone, so both ends agree whatever the counts).
+template <class C>
+PURLIN_HD bool flows(const Params &P, int64_t p, int64_t q) {
+  if (C::kFromRole == kFixed && C::fromFixed(P) != p)
+    return false;
+  if (C::kToRole == kFixed && C::toFixed(P) != q)
+    return false;
+  if (C::kFromRole == kCoord && C::kToRole == kCoord &&
+      C::kFromDim == C::kToDim && p != q)
+    return false;
+  return true;
+}
+
+template <class C>
+PURLIN_HD bool inPeers(const Params &P, int peers, int64_t r, int64_t x) {
+  switch (peers) {
+  case kPeersSrcs:
+    return flows<C>(P, x, r);
+  case kPeersDsts:
+    return flows<C>(P, r, x);
+  default:
+    return true;
+  }
+}
+
+/// Elements of one staging slot of clause C: the largest box of any pair.
+template <class C> inline int64_t slotElems(const Params &P, int R) {
+  int64_t m = 0;
+  for (int p = 0; p < R; ++p)
+    for (int q = 0; q < R; ++q) {
+      Box b;
+      if (flows<C>(P, p, q) && makeBox<C>(P, p, q, b) && b.n > m)
+        m = b.n;
+    }
+  return m;
+}
+
+/// One data movement handed to the target: names [a, b) of a box, read from
+/// nsrc sources (combined by op in source order) and written to ndst
+/// destinations. A flat side addresses name t at base + t (staging slots);
+/// otherwise at the map's offset.
+struct Move {
+  Box box;
+  int nsrc = 0, ndst = 0;
+  const char *src[kMaxRanks];
+  char *dst[kMaxRanks];
+  bool srcFlat = false, dstFlat = false;
+  int op = kCopy;
+};
+
+//===----------------------------------------------------------------------===//
+// Target contract (atoms): a `Tgt` object per lane provides
+//   int rank() const, lane() const;          this lane's rank and lane
+//   const Shared &shared() const;
+//   uint64_t epoch() const;                  this launch's epoch
+//   void barrier();                          all threads of the lane
+//   bool leader() const;                     one thread of the lane
+//   void signal(uint64_t *w, uint64_t v);    release store, system scope
+//   bool wait(const uint64_t *w, uint64_t v);acquire spin; false on timeout
+//   bool barrierOr(bool v);                  barrier + OR over the lane
+//   bool aborted() const; void abort();      a timed-out lane skips the rest
+//   void move(const Move &m, int64_t a, int64_t b); data, all threads
+//   int64_t vecElems() const;                elements per 16-byte vector
+//===----------------------------------------------------------------------===//
+
+/// notify: release this lane's writes, then store the epoch into the signal
+/// word (sig, from r, lane l, chunk) of every peer in `peers`.
+template <class C, class Tgt>
+PURLIN_HD void notify(Tgt &t, int sig, int peers, int chunk) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  t.barrier();
+  if (t.leader())
+    for (int q = 0; q < S.R; ++q)
+      if (inPeers<C>(S.P, peers, t.rank(), q))
+        t.signal(signalWord(S, q, sig, t.rank(), t.lane(), chunk), t.epoch());
+}
+
+/// wait: until every peer in `peers` has notified (sig, lane l, chunk) in
+/// this epoch; acquire, so that what they wrote before is visible. With
+/// `allLanes`, until every lane of each peer has: for data that the peer's
+/// lanes sliced differently from this lane's reads (a scratch copy).
+template <class C, class Tgt>
+PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk,
+                    bool allLanes = false) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  bool timedOut = false;
+  const int l0 = allLanes ? 0 : t.lane(), l1 = allLanes ? S.L : t.lane() + 1;
+  if (t.leader())
+    for (int p = 0; p < S.R && !timedOut; ++p)
+      if (inPeers<C>(S.P, peers, t.rank(), p))
+        for (int l = l0; l < l1 && !timedOut; ++l)
+          timedOut = !t.wait(signalWord(S, t.rank(), sig, p, l, chunk),
+                             t.epoch());
+  if (t.barrierOr(timedOut))
+    t.abort();
+}
+
+namespace detail {
+template <class C> PURLIN_HD int clauseOp(const Shared &S) {
+  return C::kOp == kOpParam ? S.op : C::kOp;
+}
+// Source base of contributor p for a name read through the map (input or
+// its scratch copy).
+template <class C>
+PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
+  if (src == kSrcScratch)
+    return S.scratch[p] + S.scratchOff[C::kFromBuf];
+  return (const char *)S.buf[p][C::kFromBuf];
+}
+template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
+  return S.scratch[at] + S.stagingOff[C::kIndex] +
+         (int64_t)p * S.slotElems[C::kIndex] * S.elemSize;
+}
+} // namespace detail
+
+/// stage (push): this rank's contributions of each destination q into q's
+/// staging slot for this rank, piece (chunk, lane) of each box.
+template <class C, class Tgt>
+PURLIN_HD void stagePush(Tgt &t, int chunk) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  for (int q = 0; q < S.R; ++q) {
+    if (!flows<C>(S.P, r, q))
+      continue;
+    Move m;
+    if (!makeBox<C>(S.P, r, q, m.box))
+      continue;
+    int64_t a, b;
+    splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+               t.vecElems(), a, b);
+    m.nsrc = m.ndst = 1;
+    m.src[0] = (const char *)S.buf[r][C::kFromBuf];
+    m.dst[0] = detail::stagingSlot<C>(S, q, r);
+    m.dstFlat = true;
+    m.op = kCopy;
+    if (a < b)
+      t.move(m, a, b);
+  }
+}
+
+/// consume: combine the contributions of names and write them.
+///  sel kSelMine:  the names this rank receives (dst must be kDstSelf);
+///  sel kSelOwned: part r of every box, written to all its destinations.
+///  src: where contributions are read: the contributors' inputs, their
+///       scratch copies, or this rank's staging slots.
+template <class C, class Tgt>
+PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  const int64_t pieces = (int64_t)S.K * S.L,
+                piece = (int64_t)chunk * S.L + t.lane();
+  const int op = detail::clauseOp<C>(S);
+  if (sel == kSelMine) {
+    // One box per contributor (or one box read from every rank).
+    const int pn = C::kFromRole == kEvery ? 1 : R;
+    for (int pi = 0; pi < pn; ++pi) {
+      if (C::kFromRole != kEvery && !flows<C>(S.P, pi, r))
+        continue;
+      if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
+        continue;
+      Move m;
+      if (!makeBox<C>(S.P, pi, r, m.box))
+        continue;
+      int64_t a, b;
+      splitRange(m.box.n, pieces, piece, t.vecElems(), a, b);
+      if (a >= b)
+        continue;
+      m.op = op;
+      m.ndst = 1;
+      m.dst[0] = (char *)S.buf[r][C::kToBuf];
+      if (C::kFromRole == kEvery) {
+        m.nsrc = R;
+        for (int p = 0; p < R; ++p)
+          m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+                                        : detail::mappedSource<C>(S, src, p);
+      } else {
+        m.nsrc = 1;
+        m.src[0] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, pi)
+                                      : detail::mappedSource<C>(S, src, pi);
+      }
+      m.srcFlat = src == kSrcStaging;
+      t.move(m, a, b);
+    }
+    return;
+  }
+  // kSelOwned: enumerate every box (rank coordinates over all ranks).
+  const int pn = C::kFromRole == kCoord ? R : 1;
+  const int qn = C::kToRole == kCoord ? R : 1;
+  for (int pi = 0; pi < pn; ++pi)
+    for (int qi = 0; qi < qn; ++qi) {
+      int64_t p = C::kFromRole == kFixed ? C::fromFixed(S.P) : pi;
+      int64_t q = C::kToRole == kFixed ? C::toFixed(S.P) : qi;
+      if (C::kFromRole == kCoord && C::kToRole == kCoord &&
+          C::kFromDim == C::kToDim && pi != qi)
+        continue;
+      Move m;
+      if (!makeBox<C>(S.P, p, q, m.box))
+        continue;
+      int64_t pa, pb, a, b;
+      splitRange(m.box.n, R, r, t.vecElems(), pa, pb);
+      splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
+      if (a >= b)
+        continue;
+      m.op = op;
+      if (C::kFromRole == kEvery) {
+        m.nsrc = R;
+        for (int x = 0; x < R; ++x)
+          m.src[x] = detail::mappedSource<C>(S, src, x);
+      } else {
+        m.nsrc = 1;
+        m.src[0] = detail::mappedSource<C>(S, src, (int)p);
+      }
+      if (dst == kDstAll && C::kToRole == kEvery) {
+        m.ndst = R;
+        for (int x = 0; x < R; ++x)
+          m.dst[x] = (char *)S.buf[x][C::kToBuf];
+      } else {
+        m.ndst = 1;
+        m.dst[0] = (char *)S.buf[q][C::kToBuf];
+      }
+      t.move(m, pa + a, pa + b);
+    }
+}
+
+/// stage (copy): this rank's input buffer `bufIndex` (of `elems` elements)
+/// into its own peer-visible scratch, piece (chunk, lane), so that peers read
+/// a copy that this rank's outputs cannot touch when they alias its inputs.
+template <class Tgt>
+PURLIN_HD void copyLocalRange(Tgt &t, int bufIndex, int64_t elems, int chunk) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  Move m;
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = elems;
+  m.box.sbase = m.box.dbase = 0;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.nsrc = m.ndst = 1;
+  m.src[0] = (const char *)S.buf[r][bufIndex];
+  m.dst[0] = S.scratch[r] + S.scratchOff[bufIndex];
+  m.op = kCopy;
+  int64_t a, b;
+  splitRange(elems, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+             t.vecElems(), a, b);
+  if (a < b)
+    t.move(m, a, b);
+}
+
+} // namespace exec
+} // namespace purlin

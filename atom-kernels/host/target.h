@@ -1,0 +1,126 @@
+// The host target: ranks and lanes as host threads over host memory. Its
+// atoms move one element at a time through DType.h's reduceElement (the
+// reference arithmetic) and jitter at random points, so that ordering bugs
+// in a plan surface as wrong results or timeouts rather than hiding behind a
+// lucky schedule.
+#pragma once
+
+#include "common/entry.h"
+#include "common/exec.h"
+#include "purlin/core/DType.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+namespace purlin {
+namespace host {
+
+/// Per-launch configuration shared by all lanes (HostRunner fills it).
+struct HostAtoms {
+  DType dtype = DType::F32;
+  uint64_t seed = 1;       // jitter seed; 0: no jitter
+  int maxDelayUs = 50;     // longest random pause
+  int64_t timeoutMs = 20000;
+  std::atomic<int> timedOut{0};
+};
+
+class Target {
+public:
+  Target(const exec::Shared &S, int rank, int lane, HostAtoms *cfg)
+      : S_(S), rank_(rank), lane_(lane), cfg_(cfg),
+        rng_(cfg->seed * 7919 + rank * 131 + lane) {
+    uint64_t *e = exec::epochWord(S, rank, lane);
+    epoch_ = *e + 1; // only this lane touches its epoch word
+    *e = epoch_;
+  }
+  int rank() const { return rank_; }
+  int lane() const { return lane_; }
+  const exec::Shared &shared() const { return S_; }
+  uint64_t epoch() const { return epoch_; }
+  void barrier() {}
+  bool leader() const { return true; }
+  bool barrierOr(bool v) { return v; }
+  bool aborted() const { return aborted_; }
+  void abort() {
+    aborted_ = true;
+    cfg_->timedOut.store(1);
+  }
+  int64_t vecElems() const { return 16 / S_.elemSize; }
+
+  void signal(uint64_t *w, uint64_t v) {
+    jitter();
+    __atomic_store_n(w, v, __ATOMIC_RELEASE);
+  }
+  bool wait(const uint64_t *w, uint64_t v) {
+    auto start = std::chrono::steady_clock::now();
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v) {
+      std::this_thread::yield();
+      if (std::chrono::steady_clock::now() - start >
+          std::chrono::milliseconds(cfg_->timeoutMs))
+        return false;
+    }
+    jitter();
+    return true;
+  }
+
+  void move(const exec::Move &m, int64_t a, int64_t b) {
+    const int es = S_.elemSize;
+    const exec::Box &bx = m.box;
+    const uint8_t *srcs[exec::kMaxRanks];
+    uint8_t val[16];
+    for (int64_t t = a; t < b; ++t) {
+      if ((t & 255) == 0)
+        jitter();
+      int64_t so = bx.sbase, dof = bx.dbase, rem = t;
+      for (int j = bx.nfree - 1; j >= 0; --j) {
+        int64_t cj = rem % bx.ext[j];
+        rem /= bx.ext[j];
+        so += cj * bx.sstr[j];
+        dof += cj * bx.dstr[j];
+      }
+      if (m.srcFlat)
+        so = t;
+      if (m.dstFlat)
+        dof = t;
+      for (int i = 0; i < m.nsrc; ++i)
+        srcs[i] = (const uint8_t *)m.src[i] + so * es;
+      reduceElement(cfg_->dtype, (RedOp)m.op, srcs, m.nsrc, val);
+      for (int i = 0; i < m.ndst; ++i)
+        std::memcpy(m.dst[i] + dof * es, val, es);
+    }
+  }
+
+private:
+  void jitter() {
+    if (!cfg_->seed || cfg_->maxDelayUs <= 0)
+      return;
+    uint64_t x = rng_();
+    if (x % 4 == 0)
+      std::this_thread::sleep_for(
+          std::chrono::microseconds((x >> 8) % cfg_->maxDelayUs));
+    else if (x % 4 == 1)
+      std::this_thread::yield();
+  }
+  const exec::Shared &S_;
+  int rank_, lane_;
+  HostAtoms *cfg_;
+  std::mt19937_64 rng_;
+  uint64_t epoch_ = 0;
+  bool aborted_ = false;
+};
+
+} // namespace host
+} // namespace purlin
+
+#define PURLIN_TARGET_NAME "host"
+#define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES)                                    \
+  inline void entry_##NAME(const purlin_shared_t *S, int rank, int lane,       \
+                           void *atoms) {                                      \
+    purlin::host::Target t(*S, rank, lane, (purlin::host::HostAtoms *)atoms);  \
+    FN(t);                                                                     \
+  }
+#define PURLIN_HOST_ENTRY(NAME) entry_##NAME
+#define PURLIN_CUDA_ENTRY(NAME) nullptr

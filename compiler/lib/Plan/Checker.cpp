@@ -1,0 +1,455 @@
+// The SNAC checker: simulates a plan for R ranks over two launches in a row,
+// every lane running freely, and tracks happens-before through notify/wait
+// with vector clocks. It reports what would make the plan wrong on some
+// interleaving: reads and writes of one place not ordered by the signals
+// (a missing wait, or a buffer reused before its consumer is done), waits
+// that no notify satisfies (deadlock), and steps that do not cover the
+// collective.
+#include "purlin/Plan/Plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace purlin {
+
+namespace {
+using Clock = std::vector<int>;
+
+bool leq(const Clock &a, const Clock &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] > b[i])
+      return false;
+  return true;
+}
+void join(Clock &a, const Clock &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = std::max(a[i], b[i]);
+}
+
+// A region of memory touched by a step: rank, space (in/out/scratch of a
+// buffer, staging of a clause and slot), and which piece of which slicing.
+struct Region {
+  int rank;
+  int space;      // see spaceOf()
+  std::string scheme; // how names were sliced ("" = all of the space)
+  int lane, chunk;
+};
+
+struct Access {
+  int proc;   // rank * L + lane, or -1 - rank for the user of a rank
+  int step;   // plan step, or -1 for the user
+  int epoch;
+  bool write;
+  Region reg;
+  Clock clock;
+};
+
+struct Sim {
+  const Collective &c;
+  const Plan &plan;
+  Binding bind;
+  int R, L, K;
+  bool aliased;
+  std::vector<PlanDiag> &diags;
+  std::vector<Access> accesses;
+
+  // Spaces: 0..B-1 buffers (in and out), B..2B-1 scratch copies of
+  // buffers, 2B + clause * R + slot: staging slots.
+  int B() const { return (int)c.buffers.size(); }
+  int bufSpace(int b) const { return b; }
+  int scratchSpace(int b) const { return B() + b; }
+  int stagingSpace(int k, int slot) const { return 2 * B() + k * R + slot; }
+  bool isIO(int s) const { return s < B(); }
+
+  int64_t fixedRank(const RankSel &sel) {
+    int64_t v = -1;
+    std::string err;
+    evalParamExpr(c, bind, sel.rank, v, err);
+    return v;
+  }
+  bool flows(int k, int p, int q) {
+    const Clause &cl = c.clauses[k];
+    RankRole f = rankRole(cl, cl.from.rank), t = rankRole(cl, cl.to.rank);
+    if (f.kind == RankRole::Fixed && fixedRank(cl.from.rank) != p)
+      return false;
+    if (t.kind == RankRole::Fixed && fixedRank(cl.to.rank) != q)
+      return false;
+    if (f.kind == RankRole::Coord && t.kind == RankRole::Coord &&
+        f.dim == t.dim && p != q)
+      return false;
+    return true;
+  }
+  bool inPeers(int k, PeerSet ps, int r, int x) {
+    if (ps == PeerSet::Srcs)
+      return flows(k, x, r);
+    if (ps == PeerSet::Dsts)
+      return flows(k, r, x);
+    return true;
+  }
+
+  bool overlap(const Region &a, const Region &b) const {
+    if (a.rank != b.rank)
+      return false;
+    if (a.space != b.space) {
+      // An in-place call: a rank's inputs and outputs may overlap anyhow.
+      return aliased && isIO(a.space) && isIO(b.space);
+    }
+    if (a.scheme.empty() || b.scheme.empty())
+      return true;
+    // "family:part": names of different parts of one family are disjoint,
+    // so are the places they write (outputs are injective, staging is
+    // indexed by name). Different families may overlap anyhow.
+    size_t ca = a.scheme.find(':'), cb = b.scheme.find(':');
+    if (a.scheme.compare(0, ca, b.scheme, 0, cb) != 0)
+      return true;
+    if (a.scheme != b.scheme)
+      return false;
+    return a.lane == b.lane && a.chunk == b.chunk;
+  }
+
+  void touch(int proc, int step, int epoch, bool write, Region reg,
+             const Clock &clk) {
+    accesses.push_back({proc, step, epoch, write, reg, clk});
+  }
+
+  // The accesses of one step of process (r, l) in chunk ch.
+  void stepAccesses(int r, int l, int si, int ch, int epoch, const Clock &clk) {
+    const Step &st = plan.steps[si];
+    const Clause &cl = c.clauses[st.clause];
+    int k = st.clause, proc = r * L + l;
+    int fromBuf = c.bufferIndex(cl.from.buffer), toBuf = c.bufferIndex(cl.to.buffer);
+    RankRole f = rankRole(cl, cl.from.rank);
+    auto box = [](int p, int q) {
+      return "box:" + std::to_string(p) + "," + std::to_string(q);
+    };
+    if (st.kind == StepKind::Stage) {
+      if (st.stage == StageMode::Copy) {
+        touch(proc, si, epoch, false, {r, bufSpace(fromBuf), "whole:", l, ch}, clk);
+        touch(proc, si, epoch, true, {r, scratchSpace(fromBuf), "whole:", l, ch}, clk);
+      } else if (st.stage == StageMode::Push) {
+        for (int q = 0; q < R; ++q)
+          if (flows(k, r, q)) {
+            std::string key = f.kind == RankRole::Every ? box(-1, q) : box(r, q);
+            touch(proc, si, epoch, false, {r, bufSpace(fromBuf), key, l, ch}, clk);
+            touch(proc, si, epoch, true, {q, stagingSpace(k, r), key, l, ch}, clk);
+          }
+      }
+      return;
+    }
+    if (st.kind != StepKind::Consume)
+      return;
+    auto srcRegion = [&](int p, const std::string &key) -> Region {
+      if (st.src == SourceKind::Staging)
+        return {r, stagingSpace(k, p), key, l, ch};
+      if (st.src == SourceKind::Scratch)
+        return {p, scratchSpace(fromBuf), key, l, ch};
+      return {p, bufSpace(fromBuf), key, l, ch};
+    };
+    if (st.sel == Selection::Mine) {
+      if (f.kind == RankRole::Every) {
+        if (!flows(k, 0, r))
+          return;
+        std::string key = box(-1, r);
+        for (int p = 0; p < R; ++p)
+          touch(proc, si, epoch, false, srcRegion(p, key), clk);
+        touch(proc, si, epoch, true, {r, bufSpace(toBuf), key, l, ch}, clk);
+      } else {
+        for (int p = 0; p < R; ++p)
+          if (flows(k, p, r)) {
+            std::string key = box(p, r);
+            touch(proc, si, epoch, false, srcRegion(p, key), clk);
+            touch(proc, si, epoch, true, {r, bufSpace(toBuf), key, l, ch}, clk);
+          }
+      }
+      return;
+    }
+    // Owned: part r of every box; its contributors and destinations.
+    std::string key = "owned:" + std::to_string(r);
+    for (int p = 0; p < R; ++p)
+      for (int q = 0; q < R; ++q)
+        if (flows(k, p, q)) {
+          touch(proc, si, epoch, false, srcRegion(p, key), clk);
+          touch(proc, si, epoch, true, {q, bufSpace(toBuf), key, l, ch}, clk);
+        }
+  }
+
+  // Static rules: what the steps must contain whatever the interleaving.
+  bool staticChecks() {
+    bool ok = true;
+    auto err = [&](int step, const std::string &m) {
+      diags.push_back({step, m});
+      ok = false;
+    };
+    std::vector<bool> consumed(c.clauses.size(), false);
+    std::set<std::pair<int, int>> staged; // (clause, mode)
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const Step &st = plan.steps[i];
+      int si = (int)i;
+      if (st.clause < 0 || st.clause >= (int)c.clauses.size()) {
+        err(si, "step names clause " + std::to_string(st.clause) +
+                    ", but the collective has " +
+                    std::to_string(c.clauses.size()));
+        continue;
+      }
+      if ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) &&
+          (st.signal < 0 || st.signal >= (int)plan.signals.size())) {
+        err(si, "unknown signal " + std::to_string(st.signal));
+        continue;
+      }
+      if (plan.chunks > 1 && !st.chunked &&
+          (st.kind == StepKind::Consume ||
+           (st.kind == StepKind::Stage && st.stage != StageMode::Expose)))
+        err(si, std::string(stepKindName(st.kind)) +
+                    " outside the chunk loop moves chunk 0 only, but the "
+                    "plan has " +
+                    std::to_string(plan.chunks) + " chunks");
+      if (st.kind == StepKind::Stage)
+        staged.insert({st.clause, (int)st.stage});
+      if (st.kind == StepKind::Consume) {
+        consumed[st.clause] = true;
+        if (st.src == SourceKind::Staging && !staged.count({st.clause, (int)StageMode::Push}))
+          err(si, "consume reads staging slots of clause " +
+                      std::to_string(st.clause) + " that no earlier push stage fills");
+        if (st.src == SourceKind::Scratch && !staged.count({st.clause, (int)StageMode::Copy}))
+          err(si, "consume reads scratch copies of clause " +
+                      std::to_string(st.clause) + " that no earlier copy stage makes");
+        if (st.sel == Selection::Mine && st.dst != DestKind::Self)
+          err(si, "a consume of the names a rank receives writes to itself ('self')");
+        if (st.sel == Selection::Owned && st.dst != DestKind::All)
+          err(si, "a consume of owned parts writes to every destination ('all')");
+        if (st.sel == Selection::Owned && st.src == SourceKind::Staging)
+          err(si, "a consume of owned parts reads inputs or scratch, not staging");
+      }
+    }
+    for (size_t k = 0; k < consumed.size(); ++k)
+      if (!consumed[k])
+        err(-1, "clause " + std::to_string(k) +
+                    " is never consumed: its names reach no destination");
+    return ok;
+  }
+
+  bool run() {
+    if (!staticChecks())
+      return false;
+    const int P = R * L, E = 2;
+    // The program of one epoch: (step, chunk) in order, chunked runs looped.
+    std::vector<std::pair<int, int>> prog;
+    for (size_t i = 0; i < plan.steps.size();) {
+      if (!plan.steps[i].chunked) {
+        prog.push_back({(int)i, 0});
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < plan.steps.size() && plan.steps[j].chunked)
+        ++j;
+      for (int ch = 0; ch < K; ++ch)
+        for (size_t s = i; s < j; ++s)
+          prog.push_back({(int)s, ch});
+      i = j;
+    }
+    struct Proc {
+      int epoch = 0;
+      size_t pc = 0;
+      bool started = false, finished = false;
+      Clock clk;
+    };
+    std::vector<Proc> procs(P);
+    for (auto &p : procs)
+      p.clk.assign(P, 0);
+    std::vector<Clock> rankEnd(R, Clock(P, 0)); // join of a rank's lanes
+    std::vector<std::vector<int>> lanesDone(E, std::vector<int>(R, 0));
+    struct Sig {
+      int value = 0;
+      Clock clk;
+    };
+    std::map<std::vector<int>, Sig> sigs;
+    auto userAccess = [&](int r, int epoch, const Clock &clk) {
+      for (int b = 0; b < B(); ++b) {
+        bool in = c.buffers[b].role == BufferRole::In;
+        touch(-1 - r, -1, epoch, in, {r, bufSpace(b), "", 0, 0}, clk);
+      }
+    };
+    // First launch: the user has written every input.
+    for (int r = 0; r < R; ++r)
+      userAccess(r, 0, Clock(P, 0));
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (int pi = 0; pi < P; ++pi) {
+        Proc &pr = procs[pi];
+        int r = pi / L, l = pi % L;
+        while (!pr.finished) {
+          if (!pr.started) {
+            if (pr.epoch > 0) {
+              // Stream order: a rank's next launch starts after all its
+              // lanes ended, and after its caller read outputs and wrote
+              // inputs.
+              if (lanesDone[pr.epoch - 1][r] < L)
+                break;
+              join(pr.clk, rankEnd[r]);
+            }
+            pr.started = true;
+            pr.pc = 0;
+          }
+          if (pr.pc == prog.size()) {
+            join(rankEnd[r], pr.clk);
+            if (++lanesDone[pr.epoch][r] == L && pr.epoch + 1 < E)
+              userAccess(r, pr.epoch + 1, rankEnd[r]);
+            if (pr.epoch + 1 == E && lanesDone[pr.epoch][r] == L)
+              userAccess(r, E, rankEnd[r]);
+            pr.started = false;
+            if (++pr.epoch == E)
+              pr.finished = true;
+            progress = true;
+            continue;
+          }
+          auto [si, ch] = prog[pr.pc];
+          const Step &st = plan.steps[si];
+          if (st.kind == StepKind::Wait) {
+            bool ready = true;
+            int l0 = st.allLanes ? 0 : l, l1 = st.allLanes ? L : l + 1;
+            for (int p = 0; p < R && ready; ++p)
+              if (inPeers(st.clause, st.peers, r, p))
+                for (int x = l0; x < l1; ++x) {
+                  auto it = sigs.find({r, st.signal, p, x, ch});
+                  if (it == sigs.end() || it->second.value < pr.epoch + 1)
+                    ready = false;
+                }
+            if (!ready)
+              break;
+            for (int p = 0; p < R; ++p)
+              if (inPeers(st.clause, st.peers, r, p))
+                for (int x = l0; x < l1; ++x)
+                  join(pr.clk, sigs[{r, st.signal, p, x, ch}].clk);
+          }
+          ++pr.clk[pi];
+          if (st.kind == StepKind::Notify) {
+            for (int q = 0; q < R; ++q)
+              if (inPeers(st.clause, st.peers, r, q)) {
+                Sig &s = sigs[{q, st.signal, r, l, ch}];
+                s.value = pr.epoch + 1;
+                s.clk = pr.clk;
+              }
+          } else {
+            stepAccesses(r, l, si, ch, pr.epoch, pr.clk);
+          }
+          ++pr.pc;
+          progress = true;
+        }
+      }
+    }
+    bool ok = true;
+    for (int pi = 0; pi < P; ++pi) {
+      Proc &pr = procs[pi];
+      if (pr.finished || !pr.started || pr.pc >= prog.size())
+        continue;
+      auto [si, ch] = prog[pr.pc];
+      const Step &st = plan.steps[si];
+      if (st.kind != StepKind::Wait)
+        continue;
+      diags.push_back(
+          {si, "deadlock: rank " + std::to_string(pi / L) + " waits for '" +
+                   plan.signals[st.signal] + "' from its " +
+                   peerSetName(st.peers) + " peers, which never notify it"});
+      ok = false;
+      break;
+    }
+    if (!ok)
+      return false;
+    // Races: overlapping accesses of different processes, one a write,
+    // neither happening before the other.
+    std::map<std::pair<int, int>, std::vector<size_t>> byPlace;
+    for (size_t i = 0; i < accesses.size(); ++i) {
+      const Region &g = accesses[i].reg;
+      byPlace[{g.rank, aliased && isIO(g.space) ? -1 : g.space}].push_back(i);
+    }
+    for (auto &kv : byPlace) {
+      auto &v = kv.second;
+      for (size_t x = 0; x < v.size(); ++x)
+        for (size_t y = x + 1; y < v.size(); ++y) {
+          const Access &a = accesses[v[x]], &b = accesses[v[y]];
+          if (a.proc == b.proc || (!a.write && !b.write))
+            continue;
+          if (a.proc < 0 && b.proc < 0)
+            continue;
+          if (!overlap(a.reg, b.reg))
+            continue;
+          if (leq(a.clock, b.clock) || leq(b.clock, a.clock))
+            continue;
+          report(a, b);
+          return false;
+        }
+    }
+    return true;
+  }
+
+  std::string describe(const Access &a) const {
+    std::string who = a.proc < 0 ? "the caller of rank " + std::to_string(-1 - a.proc)
+                                 : "rank " + std::to_string(a.proc / L) + " lane " +
+                                       std::to_string(a.proc % L);
+    std::string what = a.step < 0 ? "" : std::string(" (") + stepKindName(plan.steps[a.step].kind) + ")";
+    std::string space;
+    int s = a.reg.space;
+    if (s < B())
+      space = "'" + c.buffers[s].name + "'";
+    else if (s < 2 * B())
+      space = "the scratch copy of '" + c.buffers[s - B()].name + "'";
+    else
+      space = "staging slot " + std::to_string((s - 2 * B()) % R);
+    return who + what + (a.write ? " writes " : " reads ") + space + " of rank " +
+           std::to_string(a.reg.rank) + " in launch " + std::to_string(a.epoch + 1);
+  }
+
+  void report(const Access &a, const Access &b) {
+    // Point at the plan step (the later one in the plan when both are steps).
+    const Access &at = b.step >= 0 ? b : a;
+    const Access &other = &at == &b ? a : b;
+    diags.push_back({at.step, "unordered access (a missing wait, or a buffer "
+                              "reused before its consumer is done): " +
+                                  describe(at) + " while " + describe(other) +
+                                  (aliased ? " (inputs aliasing outputs)" : "")});
+  }
+};
+} // namespace
+
+bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
+               std::vector<PlanDiag> &diags) {
+  if (p.lanes < 1 || p.chunks < 1) {
+    diags.push_back({-1, "a plan needs at least one lane and one chunk"});
+    return false;
+  }
+  bool hasRoot = false;
+  for (auto &pr : c.params)
+    hasRoot |= pr.kind == ParamKind::Root;
+  for (int rootEnd = 0; rootEnd < (hasRoot ? 2 : 1); ++rootEnd) {
+    Binding b;
+    for (auto &pr : c.params) {
+      if (pr.kind == ParamKind::Ranks)
+        b.scalars[pr.name] = R;
+      else if (pr.kind == ParamKind::Count)
+        b.scalars[pr.name] = 2;
+      else if (pr.kind == ParamKind::Root)
+        b.scalars[pr.name] = rootEnd ? R - 1 : 0;
+    }
+    Sim sim{c, p, b, R, std::min(p.lanes, 2), std::min(p.chunks, 2), aliased, diags, {}};
+    if (!sim.run())
+      return false;
+  }
+  return true;
+}
+
+bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
+                int maxRanks) {
+  for (int R = 1; R <= maxRanks; ++R)
+    if (!checkPlan(c, p, R, false, diags))
+      return false;
+  std::vector<PlanDiag> inplace;
+  p.inplaceSafe = true;
+  for (int R = 1; R <= maxRanks && p.inplaceSafe; ++R)
+    p.inplaceSafe = checkPlan(c, p, R, true, inplace);
+  return true;
+}
+
+} // namespace purlin

@@ -1,0 +1,281 @@
+// Atom lowering: a collective's plans to C++ that calls the generic executor
+// (atom-kernels/common/exec.h), plus the entry of one target. The body is
+// the same for every target; a target is a row of kTargets (its atoms'
+// header and file type) and the atoms behind that header.
+#include "purlin/Plan/Plan.h"
+
+#include <sstream>
+
+namespace purlin {
+
+namespace {
+struct TargetInfo {
+  const char *name;   // --target value
+  const char *header; // the target's atoms and entry macros
+  const char *ext;    // source file type
+};
+// The backend table: a new GPU generation is a new row and a new folder of
+// atoms in atom-kernels/.
+const TargetInfo kTargets[] = {
+    {"host", "host/target.h", "cpp"},
+    {"sm_80", "sm80/target.cuh", "cu"},
+    {"sm_90", "sm90/target.cuh", "cu"},
+    {"sm_100", "sm100/target.cuh", "cu"},
+};
+
+const TargetInfo *findTarget(const std::string &t) {
+  for (auto &ti : kTargets)
+    if (t == ti.name)
+      return &ti;
+  return nullptr;
+}
+
+std::string cString(const std::string &s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '\n')
+      o += "\\n\"\n    \"";
+    else if (ch == '"' || ch == '\\')
+      o += std::string("\\") + ch;
+    else
+      o += ch;
+  }
+  return o + "\"";
+}
+
+struct Emitter {
+  const Collective &c;
+  std::ostringstream os;
+
+  // Slot of each scalar parameter in Params::s, of each table in tab*.
+  int scalarSlot(const std::string &n) const {
+    int k = 0;
+    for (auto &p : c.params) {
+      if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count ||
+          p.kind == ParamKind::Root) {
+        if (p.name == n)
+          return k;
+        ++k;
+      }
+    }
+    return -1;
+  }
+
+  std::string expr(const Expr &e, const Clause *cl) const {
+    return e.cxx([&](const std::string &n) -> std::string {
+      if (cl)
+        for (size_t d = 0; d < cl->dims.size(); ++d)
+          if (cl->dims[d].name == n)
+            return "c[" + std::to_string(d) + "]";
+      int s = scalarSlot(n);
+      if (s >= 0)
+        return "P.s[" + std::to_string(s) + "]";
+      return "tab_" + n;
+    });
+  }
+
+  void tables() {
+    int t = 0;
+    for (auto &p : c.params) {
+      if (p.kind != ParamKind::Table)
+        continue;
+      os << "PURLIN_HD int64_t tab_" << p.name << "(const Params &P";
+      std::string args;
+      for (size_t i = 0; i < p.dims.size(); ++i) {
+        os << ", int64_t i" << i;
+        args += ", i" + std::to_string(i);
+      }
+      os << ") { return P.lookup(" << t++ << args << "); }\n";
+    }
+  }
+
+  void clause(size_t k) {
+    const Clause &cl = c.clauses[k];
+    RankRole f = rankRole(cl, cl.from.rank), t = rankRole(cl, cl.to.rank);
+    auto role = [](const RankRole &r) {
+      return r.kind == RankRole::Every ? "kEvery"
+             : r.kind == RankRole::Coord ? "kCoord"
+                                         : "kFixed";
+    };
+    std::string op = !cl.opParam.empty() ? "kOpParam"
+                     : cl.op == RedOp::Copy
+                         ? "kCopy"
+                         : std::string("k") + (char)std::toupper(redOpName(cl.op)[0]) +
+                               (redOpName(cl.op) + 1);
+    std::string dims;
+    for (auto &d : cl.dims)
+      dims += (dims.empty() ? "" : ", ") + d.name;
+    os << "// name (" << dims << "): " << cl.from.buffer << "@"
+       << (cl.from.rank.every ? "*" : cl.from.rank.rank.str()) << "["
+       << cl.from.index.str() << "] -> " << cl.to.buffer << "@"
+       << (cl.to.rank.every ? "*" : cl.to.rank.rank.str()) << "["
+       << cl.to.index.str() << "] "
+       << (cl.opParam.empty() ? redOpName(cl.op) : cl.opParam) << "\n";
+    os << "struct Clause" << k << " {\n";
+    os << "  static constexpr int kIndex = " << k << ", kDims = " << cl.dims.size() << ";\n";
+    os << "  static constexpr int kFromRole = " << role(f) << ", kFromDim = " << f.dim << ";\n";
+    os << "  static constexpr int kToRole = " << role(t) << ", kToDim = " << t.dim << ";\n";
+    os << "  static constexpr int kFromBuf = " << c.bufferIndex(cl.from.buffer)
+       << ", kToBuf = " << c.bufferIndex(cl.to.buffer) << ", kOp = " << op << ";\n";
+    os << "  PURLIN_HD static int64_t fromFixed(const Params &P) { (void)P; return "
+       << (f.kind == RankRole::Fixed ? expr(cl.from.rank.rank, nullptr) : "0") << "; }\n";
+    os << "  PURLIN_HD static int64_t toFixed(const Params &P) { (void)P; return "
+       << (t.kind == RankRole::Fixed ? expr(cl.to.rank.rank, nullptr) : "0") << "; }\n";
+    os << "  PURLIN_HD static int64_t extent(int d, const int64_t *c, const Params &P) {\n"
+       << "    (void)c; (void)P;\n    switch (d) {\n";
+    for (size_t d = 0; d < cl.dims.size(); ++d)
+      os << "    case " << d << ": return " << expr(cl.dims[d].extent, &cl) << ";\n";
+    os << "    }\n    return 0;\n  }\n";
+    os << "  PURLIN_HD static int64_t fromIndex(const int64_t *c, const Params &P) {\n"
+       << "    (void)c; (void)P;\n    return " << expr(cl.from.index, &cl) << ";\n  }\n";
+    os << "  PURLIN_HD static int64_t toIndex(const int64_t *c, const Params &P) {\n"
+       << "    (void)c; (void)P;\n    return " << expr(cl.to.index, &cl) << ";\n  }\n";
+    os << "};\n\n";
+  }
+
+  static const char *peers(PeerSet p) {
+    return p == PeerSet::All ? "kPeersAll" : p == PeerSet::Srcs ? "kPeersSrcs" : "kPeersDsts";
+  }
+
+  void step(const Plan &p, const Step &st, const char *chunk, const char *ind) {
+    std::string C = "Clause" + std::to_string(st.clause);
+    const Clause &cl = c.clauses[st.clause];
+    switch (st.kind) {
+    case StepKind::Stage:
+      os << ind << "// snac.stage " << stageModeName(st.stage) << " @" << cl.from.buffer << "\n";
+      if (st.stage == StageMode::Copy)
+        os << ind << "{ const Params &P = t.shared().P; (void)P;\n" << ind
+           << "  copyLocalRange(t, " << C << "::kFromBuf, "
+           << expr(c.buffer(cl.from.buffer)->size, nullptr) << ", " << chunk << "); }\n";
+      else if (st.stage == StageMode::Push)
+        os << ind << "stagePush<" << C << ">(t, " << chunk << ");\n";
+      break;
+    case StepKind::Notify:
+    case StepKind::Wait:
+      os << ind << (st.kind == StepKind::Notify ? "notify" : "wait") << "<" << C << ">(t, "
+         << st.signal << " /*" << p.signals[st.signal] << "*/, " << peers(st.peers) << ", "
+         << chunk << (st.allLanes ? ", true" : "") << ");\n";
+      break;
+    case StepKind::Consume:
+      os << ind << "consume<" << C << ">(t, "
+         << (st.sel == Selection::Mine ? "kSelMine" : "kSelOwned") << ", "
+         << (st.src == SourceKind::Input     ? "kSrcInput"
+             : st.src == SourceKind::Scratch ? "kSrcScratch"
+                                             : "kSrcStaging")
+         << ", " << (st.dst == DestKind::Self ? "kDstSelf" : "kDstAll") << ", " << chunk
+         << ");\n";
+      break;
+    }
+  }
+
+  void plan(size_t i, const Plan &p) {
+    os << "// snac.program \"" << p.strategy << "\" lanes " << p.lanes << " chunks " << p.chunks
+       << "\ntemplate <class Tgt> PURLIN_HD void plan_" << i << "(Tgt &t) {\n";
+    for (size_t s = 0; s < p.steps.size();) {
+      if (!p.steps[s].chunked) {
+        step(p, p.steps[s], "0", "  ");
+        ++s;
+        continue;
+      }
+      os << "  for (int ch = 0; ch < t.shared().K; ++ch) {\n";
+      for (; s < p.steps.size() && p.steps[s].chunked; ++s)
+        step(p, p.steps[s], "ch", "    ");
+      os << "  }\n";
+    }
+    os << "}\n\n";
+    // Scratch: copies of the inputs that copy stages make, then the staging
+    // slots that push stages fill; offsets 16-byte aligned.
+    os << "inline int64_t layout_" << i << "(Shared *S) {\n"
+       << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n"
+       << "  for (int b = 0; b < kMaxBuffers; ++b) S->scratchOff[b] = 0;\n"
+       << "  for (int k = 0; k < kMaxClauses; ++k) { S->stagingOff[k] = 0; S->slotElems[k] = 0; }\n";
+    std::vector<bool> copied(c.buffers.size(), false), pushed(c.clauses.size(), false);
+    for (auto &st : p.steps) {
+      if (st.kind != StepKind::Stage)
+        continue;
+      const Clause &cl = c.clauses[st.clause];
+      int b = c.bufferIndex(cl.from.buffer);
+      if (st.stage == StageMode::Copy && !copied[b]) {
+        copied[b] = true;
+        os << "  S->scratchOff[" << b << "] = off;\n  off += ((int64_t)("
+           << expr(c.buffers[b].size, nullptr) << ") * S->elemSize + 15) / 16 * 16;\n";
+      }
+      if (st.stage == StageMode::Push && !pushed[st.clause]) {
+        pushed[st.clause] = true;
+        os << "  S->slotElems[" << st.clause << "] = slotElems<Clause" << st.clause
+           << ">(P, S->R);\n  S->stagingOff[" << st.clause << "] = off;\n"
+           << "  off += ((int64_t)S->R * S->slotElems[" << st.clause
+           << "] * S->elemSize + 15) / 16 * 16;\n";
+      }
+    }
+    os << "  return off;\n}\n\n";
+  }
+};
+} // namespace
+
+bool emitCode(const Collective &c, const std::vector<Plan> &plans,
+              const std::string &target, std::string &source,
+              std::string &header, std::string &error) {
+  const TargetInfo *ti = findTarget(target);
+  if (!ti) {
+    error = "unknown target '" + target + "' (host, sm_80, sm_90, sm_100)";
+    return false;
+  }
+  if (c.clauses.size() > 4 || c.buffers.size() > 4) {
+    error = "the executor supports at most 4 clauses and 4 buffers";
+    return false;
+  }
+  Emitter e{c, {}};
+  const std::string ns = "purlin_gen_" + c.name;
+  bool reduces = false;
+  for (auto &cl : c.clauses)
+    reduces |= cl.op != RedOp::Copy || !cl.opParam.empty();
+  std::ostringstream &os = e.os;
+  os << "// " << c.name << ".purlin." << ti->ext << " -- generated by purlinc --target="
+     << target << "; do not edit.\n"
+     << "#include \"common/exec.h\"\n#include \"common/entry.h\"\n#include \"" << ti->header
+     << "\"\n#include \"" << c.name << ".purlin.h\"\n\n"
+     << "namespace " << ns << " {\nusing namespace purlin::exec;\n\n";
+  e.tables();
+  for (size_t k = 0; k < c.clauses.size(); ++k)
+    e.clause(k);
+  for (size_t i = 0; i < plans.size(); ++i)
+    e.plan(i, plans[i]);
+  for (size_t i = 0; i < plans.size(); ++i)
+    os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ")\n";
+  os << "\nstatic const purlin_plan_info kPlans[] = {\n";
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const Plan &p = plans[i];
+    bool scratch = false;
+    for (auto &st : p.steps)
+      scratch |= st.kind == StepKind::Stage && st.stage != StageMode::Expose;
+    os << "    {\"" << p.strategy << "\", " << p.lanes << ", " << p.chunks << ", "
+       << p.signals.size() << ", " << (p.inplaceSafe ? 1 : 0) << ", " << (scratch ? 1 : 0)
+       << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
+       << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << ")},\n";
+  }
+  os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n"
+     << "} // namespace " << ns << "\n\n"
+     << "extern \"C\" const purlin_collective_info *purlin_collective_" << c.name
+     << "(void) {\n  static const purlin_collective_info info = {\"" << c.name << "\", " << ns
+     << "::kDesc, PURLIN_TARGET_NAME, " << plans.size() << ", " << ns << "::kPlans};\n"
+     << "  return &info;\n}\n";
+  source = os.str();
+
+  std::ostringstream h;
+  h << "// " << c.name << ".purlin.h -- generated by purlinc; do not edit.\n"
+    << "// Include it and pass purlin_collective_" << c.name
+    << "() to purlinCollectiveCreate (purlin/purlin.h).\n"
+    << "#pragma once\n#include \"common/entry.h\"\n\n";
+  h << "// Parameters (scalar values go in this order):";
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count || p.kind == ParamKind::Root)
+      h << " " << p.name << " (" << paramKindName(p.kind) << ")";
+  h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+    << "const purlin_collective_info *purlin_collective_" << c.name << "(void);\n"
+    << "#ifdef __cplusplus\n}\n#endif\n";
+  header = h.str();
+  return true;
+}
+
+} // namespace purlin

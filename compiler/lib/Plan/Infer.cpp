@@ -1,0 +1,252 @@
+// SNAC inference: from a collective's layouts to per-rank programs of stage,
+// notify and consume. General over any collective that passes
+// checkStructure: the steps are derived from each clause's rank roles (who
+// contributes, who receives), never from the collective's name.
+#include "purlin/Plan/Plan.h"
+
+namespace purlin {
+
+namespace {
+const char *const kStepKinds[] = {"stage", "notify", "wait", "consume"};
+const char *const kStageModes[] = {"expose", "copy", "push"};
+const char *const kPeerSets[] = {"all", "srcs", "dsts"};
+const char *const kSelections[] = {"mine", "owned"};
+const char *const kSources[] = {"input", "scratch", "staging"};
+const char *const kDests[] = {"self", "all"};
+
+template <class E, size_t N>
+bool parseName(const char *const (&names)[N], const std::string &s, E &out) {
+  for (size_t i = 0; i < N; ++i)
+    if (s == names[i]) {
+      out = (E)i;
+      return true;
+    }
+  return false;
+}
+} // namespace
+
+const char *stepKindName(StepKind k) { return kStepKinds[(int)k]; }
+const char *stageModeName(StageMode m) { return kStageModes[(int)m]; }
+const char *peerSetName(PeerSet p) { return kPeerSets[(int)p]; }
+const char *selectionName(Selection s) { return kSelections[(int)s]; }
+const char *sourceKindName(SourceKind s) { return kSources[(int)s]; }
+const char *destKindName(DestKind d) { return kDests[(int)d]; }
+bool parseStageMode(const std::string &s, StageMode &o) { return parseName(kStageModes, s, o); }
+bool parsePeerSet(const std::string &s, PeerSet &o) { return parseName(kPeerSets, s, o); }
+bool parseSelection(const std::string &s, Selection &o) { return parseName(kSelections, s, o); }
+bool parseSourceKind(const std::string &s, SourceKind &o) { return parseName(kSources, s, o); }
+bool parseDestKind(const std::string &s, DestKind &o) { return parseName(kDests, s, o); }
+
+const std::vector<std::string> &strategyNames() {
+  static const std::vector<std::string> names = {
+      "direct", "direct_copy", "two_shot", "two_shot_copy", "staged"};
+  return names;
+}
+
+namespace {
+struct Builder {
+  Plan &p;
+  int signal(const std::string &name) {
+    p.signals.push_back(name);
+    return (int)p.signals.size() - 1;
+  }
+  Step &add(StepKind k, int clause, bool chunked = false) {
+    Step s;
+    s.kind = k;
+    s.clause = clause;
+    s.chunked = chunked;
+    p.steps.push_back(s);
+    return p.steps.back();
+  }
+  void stage(int clause, StageMode m, bool chunked = false) {
+    add(StepKind::Stage, clause, chunked).stage = m;
+  }
+  void notify(int clause, int sig, PeerSet peers, bool chunked = false) {
+    Step &s = add(StepKind::Notify, clause, chunked);
+    s.signal = sig;
+    s.peers = peers;
+  }
+  void wait(int clause, int sig, PeerSet peers, bool chunked = false,
+            bool allLanes = false) {
+    Step &s = add(StepKind::Wait, clause, chunked);
+    s.signal = sig;
+    s.peers = peers;
+    s.allLanes = allLanes;
+  }
+  void consume(int clause, Selection sel, SourceKind src, DestKind dst,
+               bool chunked = false) {
+    Step &s = add(StepKind::Consume, clause, chunked);
+    s.sel = sel;
+    s.src = src;
+    s.dst = dst;
+  }
+};
+
+// One-shot: every destination reads the contributions of its names where
+// they lie (inputs, or scratch copies of them) and combines them.
+//   ready: a contributor's data may be read (it has been written/copied);
+//   done:  a destination has finished reading, so the contributor may let
+//          its caller reuse the input (and the next launch overwrite it).
+void direct(const Collective &c, Builder &b, bool copy) {
+  for (size_t k = 0; k < c.clauses.size(); ++k) {
+    int ck = (int)k;
+    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
+    // A copy is cut among the contributor's lanes unlike the reads of
+    // any one consumer lane: with copies, both waits cover every lane.
+    b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
+    b.notify(ck, ready, PeerSet::Dsts);
+    b.wait(ck, ready, PeerSet::Srcs, false, copy);
+    b.consume(ck, Selection::Mine,
+              copy ? SourceKind::Scratch : SourceKind::Input, DestKind::Self);
+    b.notify(ck, done, PeerSet::Srcs);
+    b.wait(ck, done, PeerSet::Dsts, false, copy);
+  }
+}
+
+// Two-shot: rank r owns part r of every box of names; it reads every
+// contribution of its part, combines them once, and writes the result to
+// every destination. Everyone reads from and writes to everyone, so both
+// barriers address all ranks; `done` also tells a destination that every
+// owner has written its output.
+void twoShot(const Collective &c, Builder &b, bool copy) {
+  for (size_t k = 0; k < c.clauses.size(); ++k) {
+    int ck = (int)k;
+    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
+    b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
+    b.notify(ck, ready, PeerSet::All);
+    b.wait(ck, ready, PeerSet::All, false, copy);
+    b.consume(ck, Selection::Owned,
+              copy ? SourceKind::Scratch : SourceKind::Input, DestKind::All);
+    b.notify(ck, done, PeerSet::All);
+    b.wait(ck, done, PeerSet::All, false, copy);
+  }
+}
+
+// Staged: per chunk, a contributor pushes its names into each destination's
+// staging slot and notifies it; the destination waits for the chunk from
+// every contributor and combines it. Chunks pipeline: pushing chunk c+1
+// overlaps combining chunk c. `free` tells a contributor that a destination
+// has drained its slots, so the next launch may push again.
+void staged(const Collective &c, Builder &b) {
+  for (size_t k = 0; k < c.clauses.size(); ++k) {
+    int ck = (int)k;
+    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    int data = b.signal("data" + sfx), freed = b.signal("free" + sfx);
+    b.stage(ck, StageMode::Push, true);
+    b.notify(ck, data, PeerSet::Dsts, true);
+    b.wait(ck, data, PeerSet::Srcs, true);
+    b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true);
+    b.notify(ck, freed, PeerSet::Srcs);
+    b.wait(ck, freed, PeerSet::Dsts);
+  }
+}
+
+bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
+               int chunks, Plan &out, std::string &error) {
+  out = Plan();
+  out.strategy = strategy;
+  out.lanes = lanes < 1 ? 1 : lanes;
+  out.chunks = 1;
+  Builder b{out};
+  if (strategy == "direct")
+    direct(c, b, false);
+  else if (strategy == "direct_copy")
+    direct(c, b, true);
+  else if (strategy == "two_shot")
+    twoShot(c, b, false);
+  else if (strategy == "two_shot_copy")
+    twoShot(c, b, true);
+  else if (strategy == "staged") {
+    out.chunks = chunks < 1 ? 1 : chunks;
+    staged(c, b);
+  } else {
+    error = "unknown strategy '" + strategy +
+            "' (direct, direct_copy, two_shot, two_shot_copy, staged, auto)";
+    return false;
+  }
+  return true;
+}
+
+// Whether two-shot pays: some clause reduces names that several ranks
+// receive, so combining once per name and writing it R times moves fewer
+// bytes than every destination combining all contributions itself.
+bool reducesToMany(const Collective &c) {
+  for (auto &cl : c.clauses)
+    if ((cl.op != RedOp::Copy || !cl.opParam.empty()) && cl.from.rank.every &&
+        cl.to.rank.every)
+      return true;
+  return false;
+}
+} // namespace
+
+bool inferPlans(const Collective &c, const InferOptions &opts,
+                std::vector<Plan> &plans, std::string &error) {
+  plans.clear();
+  if (c.clauses.size() > 4) {
+    error = "at most 4 clauses per collective are supported";
+    return false;
+  }
+  if (opts.strategy != "auto") {
+    Plan p;
+    int lanes = opts.lanes ? opts.lanes : 4;
+    int chunks = opts.chunks ? opts.chunks : 4;
+    if (!buildPlan(c, opts.strategy, lanes, chunks, p, error))
+      return false;
+    plans.push_back(p);
+    return true;
+  }
+  // The default chooser, by bytes per rank of the largest buffer:
+  //  small: one-shot on few lanes (latency: two barriers, one launch);
+  //  large: two-shot where a reduction goes to many ranks (fewest bytes),
+  //         otherwise one-shot on many lanes (each byte read once).
+  // In-place calls get the copy variants (or staged) of the same band.
+  const int64_t small = opts.smallBytes;
+  int smallLanes = opts.lanes ? opts.lanes : 2;
+  int largeLanes = opts.lanes ? opts.lanes : 16;
+  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+    Plan p;
+    if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
+      return false;
+    p.minBytes = lo;
+    p.maxBytes = hi;
+    plans.push_back(p);
+    return true;
+  };
+  bool two = reducesToMany(c);
+  return add("direct", smallLanes, 0, small) &&
+         add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
+         add("direct_copy", smallLanes, 0, small) &&
+         add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
+}
+
+std::string writePlan(const Plan &p) {
+  std::string s = "plan " + p.strategy + " lanes " + std::to_string(p.lanes) +
+                  " chunks " + std::to_string(p.chunks) + "\n";
+  for (size_t i = 0; i < p.signals.size(); ++i)
+    s += "  signal " + std::to_string(i) + " " + p.signals[i] + "\n";
+  for (auto &st : p.steps) {
+    s += std::string(st.chunked ? "  chunk " : "  ") + stepKindName(st.kind) +
+         " clause " + std::to_string(st.clause);
+    switch (st.kind) {
+    case StepKind::Stage:
+      s += std::string(" ") + stageModeName(st.stage);
+      break;
+    case StepKind::Notify:
+    case StepKind::Wait:
+      s += " " + p.signals[st.signal] + " " + peerSetName(st.peers);
+      if (st.allLanes)
+        s += " all_lanes";
+      break;
+    case StepKind::Consume:
+      s += std::string(" ") + selectionName(st.sel) + " " +
+           sourceKindName(st.src) + " " + destKindName(st.dst);
+      break;
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+} // namespace purlin

@@ -1,0 +1,94 @@
+#include "purlin/core/Reference.h"
+
+#include <cstring>
+
+namespace purlin {
+
+bool allocateBuffers(const Collective &c, const Binding &b, RankBuffers &data,
+                     uint64_t seed, uint8_t poison, std::string &error) {
+  int64_t R = b.ranks(c);
+  int sz = dtypeSize(b.dtype);
+  data.assign(R, {});
+  for (int64_t r = 0; r < R; ++r)
+    for (size_t i = 0; i < c.buffers.size(); ++i) {
+      int64_t n;
+      if (!bufferElems(c, b, (int)i, n, error))
+        return false;
+      if (n < 0) {
+        error = "buffer '" + c.buffers[i].name + "' has a negative size";
+        return false;
+      }
+      data[r].emplace_back((size_t)(n * sz), poison);
+      if (c.buffers[i].role == BufferRole::In)
+        fillRandom(b.dtype, data[r].back().data(), n,
+                   seed * 1000003 + (uint64_t)r * 131 + i);
+    }
+  return true;
+}
+
+bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
+                       std::string &error) {
+  BoundCollective bc;
+  if (!bc.init(c, b, error))
+    return false;
+  const int64_t R = bc.R;
+  const int sz = dtypeSize(bc.dtype);
+  if ((int64_t)data.size() != R) {
+    error = "reference: expected buffers of " + std::to_string(R) + " ranks";
+    return false;
+  }
+  for (int64_t r = 0; r < R; ++r)
+    for (size_t i = 0; i < c.buffers.size(); ++i)
+      if (data[r].size() != c.buffers.size() ||
+          (int64_t)data[r][i].size() != bc.bufElems[i] * sz) {
+        error = "reference: buffer '" + c.buffers[i].name + "' of rank " +
+                std::to_string(r) + " has the wrong size";
+        return false;
+      }
+  // Reads see the inputs as given; outputs are written into a copy first so
+  // that nothing a name writes is read by another name.
+  RankBuffers out = data;
+  std::vector<const uint8_t *> srcs(R);
+  for (size_t ci = 0; ci < c.clauses.size(); ++ci) {
+    const auto &k = bc.clauses[ci];
+    bool ok = bc.visit(
+        (int)ci,
+        [&](const int64_t *s) -> bool {
+          int64_t fi, ti, fr = 0, tr = 0;
+          int n = 0;
+          if (!k.fromIndex.eval(s, fi) || !k.toIndex.eval(s, ti) ||
+              (!k.fromEvery && !k.fromRank.eval(s, fr)) ||
+              (!k.toEvery && !k.toRank.eval(s, tr))) {
+            error = "reference: a map cannot be evaluated";
+            return false;
+          }
+          if (fi < 0 || fi >= bc.bufElems[k.fromBuf] || ti < 0 ||
+              ti >= bc.bufElems[k.toBuf] || fr < 0 || fr >= R || tr < 0 ||
+              tr >= R) {
+            error = "reference: a name maps outside its buffers";
+            return false;
+          }
+          if (k.fromEvery)
+            for (int64_t p = 0; p < R; ++p)
+              srcs[n++] = data[p][k.fromBuf].data() + fi * sz;
+          else
+            srcs[n++] = data[fr][k.fromBuf].data() + fi * sz;
+          uint8_t val[8];
+          reduceElement(bc.dtype, k.op, srcs.data(), n, val);
+          int64_t q0 = k.toEvery ? 0 : tr, q1 = k.toEvery ? R : tr + 1;
+          for (int64_t q = q0; q < q1; ++q)
+            std::memcpy(out[q][k.toBuf].data() + ti * sz, val, sz);
+          return true;
+        },
+        error);
+    if (!ok)
+      return false;
+  }
+  for (int64_t r = 0; r < R; ++r)
+    for (size_t i = 0; i < c.buffers.size(); ++i)
+      if (c.buffers[i].role == BufferRole::Out)
+        data[r][i] = std::move(out[r][i]);
+  return true;
+}
+
+} // namespace purlin

@@ -1,0 +1,41 @@
+// The host target's runtime: runs a generated collective (compiled with
+// --target=host) with ranks and lanes as host threads, and checks every
+// rank's outputs bit for bit against the reference evaluator.
+#pragma once
+
+#include "common/entry.h"
+#include "purlin/core/Collective.h"
+
+#include <string>
+#include <vector>
+
+namespace purlin {
+namespace host {
+
+struct RunOptions {
+  std::string strategy; // empty: the plan the chooser picks for the call
+  bool inplace = false; // each rank's first input aliases its first output
+  int launches = 2;     // back-to-back launches, fresh inputs each time
+  uint64_t jitterSeed = 1; // 0: no random pauses
+  int maxDelayUs = 20;
+  int64_t timeoutMs = 20000;
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string plan;  // the strategy that ran
+  std::string error; // why not ok
+  int64_t mismatches = 0;
+};
+
+/// Runs the collective under binding `b` (R, counts, roots, tables, dtype,
+/// op) and compares every output with referenceEvaluate.
+RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
+                      const RunOptions &o);
+
+/// The collective's description, parsed.
+bool readInfo(const purlin_collective_info *info, Collective &c,
+              std::string &error);
+
+} // namespace host
+} // namespace purlin

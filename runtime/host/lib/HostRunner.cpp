@@ -1,0 +1,175 @@
+#include "purlin/host/HostRunner.h"
+
+#include "host/target.h"
+#include "purlin/core/Launch.h"
+#include "purlin/core/Reference.h"
+
+#include <cstdio>
+#include <thread>
+
+namespace purlin {
+namespace host {
+
+bool readInfo(const purlin_collective_info *info, Collective &c,
+              std::string &error) {
+  if (!readDesc(info->desc, c, error))
+    return false;
+  std::vector<Diag> diags;
+  if (!checkStructure(c, diags)) {
+    error = diags.front().message;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+// Where input i0 sits inside output o0 (or o0 inside i0) in an in-place
+// call, following NCCL: a smaller buffer sits at rank * its size when R of
+// them fit in the larger one, else at 0.
+int64_t aliasOffset(int64_t small, int64_t large, int64_t R, int64_t r) {
+  return (small > 0 && small * R <= large) ? r * small : 0;
+}
+
+std::string hexElem(const uint8_t *p, int es) {
+  std::string s;
+  char b[4];
+  for (int i = es - 1; i >= 0; --i) {
+    std::snprintf(b, sizeof b, "%02x", p[i]);
+    s += b;
+  }
+  return s;
+}
+} // namespace
+
+RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
+                      const RunOptions &o) {
+  RunResult res;
+  Collective c;
+  if (!readInfo(info, c, res.error))
+    return res;
+  Binding b = bIn;
+  if (!applyBoundParams(c, b, res.error))
+    return res;
+  std::vector<Diag> diags;
+  if (!checkBinding(c, b, diags, 0)) {
+    res.error = "bad binding: " + diags.front().message;
+    return res;
+  }
+  const int R = (int)b.ranks(c);
+  if (R > exec::kMaxRanks) {
+    res.error = "too many ranks for the executor";
+    return res;
+  }
+  const int es = dtypeSize(b.dtype);
+  int pi = choosePlan(info, callBytes(c, b), o.inplace, o.strategy);
+  if (pi < 0) {
+    res.error = "no plan fits (strategy '" + o.strategy + "'" +
+                (o.inplace ? ", in place" : "") + ")";
+    return res;
+  }
+  const purlin_plan_info &plan = info->plans[pi];
+  res.plan = plan.strategy;
+  if (!plan.host_entry) {
+    res.error = "the collective was not compiled for the host target";
+    return res;
+  }
+  exec::Shared S;
+  S.R = R;
+  S.L = plan.lanes;
+  S.K = plan.chunks;
+  S.op = (int)b.redop;
+  S.elemSize = es;
+  S.nsignals = plan.nsignals;
+  if (!fillParams(c, b, S.P, res.error))
+    return res;
+  int64_t scratchBytes = plan.layout(&S);
+  std::vector<std::vector<uint8_t>> scratch(R, std::vector<uint8_t>(scratchBytes + 16, 0xEE));
+  std::vector<std::vector<uint64_t>> signals(
+      R, std::vector<uint64_t>(exec::signalWords(S.nsignals, R, S.L, S.K), 0));
+  for (int r = 0; r < R; ++r) {
+    S.scratch[r] = (char *)scratch[r].data();
+    S.signals[r] = signals[r].data();
+  }
+  // In place: the first input and the first output share one arena.
+  int i0 = -1, o0 = -1;
+  for (size_t i = 0; i < c.buffers.size(); ++i) {
+    if (c.buffers[i].role == BufferRole::In && i0 < 0)
+      i0 = (int)i;
+    if (c.buffers[i].role == BufferRole::Out && o0 < 0)
+      o0 = (int)i;
+  }
+  const bool alias = o.inplace && i0 >= 0 && o0 >= 0;
+  HostAtoms cfg;
+  cfg.dtype = b.dtype;
+  cfg.maxDelayUs = o.maxDelayUs;
+  cfg.timeoutMs = o.timeoutMs;
+  for (int launch = 0; launch < o.launches; ++launch) {
+    cfg.seed = o.jitterSeed ? o.jitterSeed * 1000 + launch + 1 : 0;
+    RankBuffers ref;
+    if (!allocateBuffers(c, b, ref, 17 + launch, 0xA5, res.error))
+      return res;
+    // The buffers the collective runs on: separate, or one arena per rank.
+    std::vector<std::vector<std::vector<uint8_t>>> mem(R);
+    std::vector<std::vector<uint8_t *>> view(R);
+    for (int r = 0; r < R; ++r) {
+      view[r].resize(c.buffers.size());
+      for (size_t i = 0; i < c.buffers.size(); ++i) {
+        mem[r].push_back(ref[r][i]);
+        view[r][i] = mem[r].back().data();
+      }
+      if (alias) {
+        int64_t ni = (int64_t)ref[r][i0].size(), no = (int64_t)ref[r][o0].size();
+        if (ni <= no) { // the input inside the output
+          int64_t off = aliasOffset(ni / es, no / es, R, r) * es;
+          std::memcpy(mem[r][o0].data() + off, ref[r][i0].data(), ni);
+          view[r][i0] = mem[r][o0].data() + off;
+          std::memcpy(ref[r][o0].data() + off, ref[r][i0].data(), ni);
+        } else { // the output inside the input
+          int64_t off = aliasOffset(no / es, ni / es, R, r) * es;
+          view[r][o0] = mem[r][i0].data() + off;
+          std::memcpy(ref[r][o0].data(), ref[r][i0].data() + off, no);
+        }
+      }
+      for (size_t i = 0; i < c.buffers.size(); ++i)
+        S.buf[r][i] = view[r][i];
+    }
+    RankBuffers inputsBefore = ref;
+    if (!referenceEvaluate(c, b, ref, res.error))
+      return res;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < R; ++r)
+      for (int l = 0; l < S.L; ++l)
+        threads.emplace_back(plan.host_entry, &S, r, l, (void *)&cfg);
+    for (auto &t : threads)
+      t.join();
+    if (cfg.timedOut.load()) {
+      res.error = "a wait timed out (deadlock or lost notify) in launch " +
+                  std::to_string(launch + 1);
+      return res;
+    }
+    for (int r = 0; r < R; ++r)
+      for (size_t i = 0; i < c.buffers.size(); ++i) {
+        bool out = c.buffers[i].role == BufferRole::Out;
+        if (!out && alias && (int)i == i0)
+          continue; // consumed by the in-place call
+        const std::vector<uint8_t> &want = out ? ref[r][i] : inputsBefore[r][i];
+        const uint8_t *got = view[r][i];
+        for (size_t e = 0; e < want.size(); e += es)
+          if (std::memcmp(want.data() + e, got + e, es) != 0) {
+            if (res.mismatches++ == 0)
+              res.error = std::string(out ? "output" : "input (must stay intact)") +
+                          " '" + c.buffers[i].name + "' of rank " + std::to_string(r) +
+                          " differs at element " + std::to_string(e / es) + ": want 0x" +
+                          hexElem(want.data() + e, es) + ", got 0x" + hexElem(got + e, es) +
+                          " (launch " + std::to_string(launch + 1) + ")";
+          }
+      }
+    if (res.mismatches)
+      return res;
+  }
+  res.ok = true;
+  return res;
+}
+
+} // namespace host
+} // namespace purlin
