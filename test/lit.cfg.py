@@ -26,6 +26,8 @@ tools = [
     "purlinc",
     "purlin-opt",
     "split-file",
+    "not",
+    "count",
     ToolSubst("%python", config.python_executable, unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
