@@ -183,8 +183,10 @@ LogicalResult CollectiveOp::verifyRegions() {
     return failure();
   std::vector<Diag> errors, warnings;
   bool ok = verifyCollective(c, errors, warnings);
+  // Warnings go to the location alone: attaching the op would print it, and
+  // printing verifies it again.
   for (const Diag &d : warnings)
-    opForTag(*this, d.loc.tag)->emitWarning(d.message);
+    mlir::emitWarning(opForTag(*this, d.loc.tag)->getLoc()) << d.message;
   for (const Diag &d : errors)
     opForTag(*this, d.loc.tag)->emitError(d.message);
   return success(ok && errors.empty());
