@@ -1,0 +1,324 @@
+// The SM load/store datapath: one exec::Move (names [a, b) of a box, read
+// from nsrc sources combined by op in source order, written to ndst
+// destinations), done by the threads of one lane.
+//
+// Paths, fastest first:
+//  - contiguous: both sides walk the names with stride 1 (or a flat
+//    staging side); 16-byte vectors when every pointer shares one
+//    alignment, scalar head and tail around them; else scalar;
+//  - rows: several free dims whose innermost is contiguous on both sides:
+//    the contiguous path row by row;
+//  - strided: anything else, one name per thread at a time.
+// Copy helpers take (tid, nthr), so the lane's shape is the caller's.
+#pragma once
+
+#include <stdint.h>
+
+#include "common/exec.h"
+#include "common/sm/elem.cuh"
+
+namespace purlin {
+namespace sm {
+
+constexpr int kVecBytes = 16;
+constexpr int kFastPtrs = 8;       // sources/destinations held in registers
+constexpr int64_t kRowMin = 256;   // shortest row worth the row path
+
+template <class Raw> union Vec {
+  uint4 u;
+  Raw e[kVecBytes / sizeof(Raw)];
+};
+
+// ---------------------------------------------------------------------------
+// Contiguous runs of n elements: sources at src[i] + soff bytes, destinations
+// at dst[i] + doff bytes.
+// ---------------------------------------------------------------------------
+
+/// Scalar combination of elements [i0, i1) (one element per thread).
+template <class E, int OP>
+__device__ __noinline__ void contigScalar(const exec::Move &m, int64_t soff, int64_t doff,
+                             int64_t i0, int64_t i1, int tid, int nthr) {
+  using Raw = typename E::Raw;
+  for (int64_t i = i0 + tid; i < i1; i += nthr) {
+    const int64_t so = soff + i * (int64_t)sizeof(Raw),
+                  dq = doff + i * (int64_t)sizeof(Raw);
+    Raw out;
+    if constexpr (OP == exec::kCopy) {
+      out = *(const Raw *)(m.src[0] + so);
+    } else {
+      typename E::Acc acc = E::widen(*(const Raw *)(m.src[0] + so));
+      for (int s = 1; s < m.nsrc; ++s)
+        acc = combine<E, OP>(acc, E::widen(*(const Raw *)(m.src[s] + so)));
+      out = E::narrow(finish<E, OP>(acc, m.nsrc));
+    }
+    for (int d = 0; d < m.ndst; ++d)
+      *(Raw *)(m.dst[d] + dq) = out;
+  }
+}
+
+/// Combines the vectors x[0..n) (already loaded, in source order).
+template <class E, int OP, int N>
+__device__ __forceinline__ uint4 combineVec(const uint4 *x, int n) {
+  using Raw = typename E::Raw;
+  constexpr int NV = kVecBytes / sizeof(Raw);
+  Vec<Raw> v0;
+  v0.u = x[0];
+  typename E::Acc acc[NV];
+#pragma unroll
+  for (int k = 0; k < NV; ++k)
+    acc[k] = E::widen(v0.e[k]);
+#pragma unroll
+  for (int s = 1; s < N; ++s) {
+    if (s < n) {
+      Vec<Raw> v;
+      v.u = x[s];
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+        acc[k] = combine<E, OP>(acc[k], E::widen(v.e[k]));
+    }
+  }
+  Vec<Raw> o;
+#pragma unroll
+  for (int k = 0; k < NV; ++k)
+    o.e[k] = E::narrow(finish<E, OP>(acc[k], n));
+  return o.u;
+}
+
+/// Vectors [0, nvec) from up to kFastPtrs sources to up to kFastPtrs
+/// destinations, pointers in registers; U vectors in flight per thread.
+template <class E, int OP, int U>
+__device__ __noinline__ void contigVecFast(const exec::Move &m, int64_t soff, int64_t doff,
+                              int64_t nvec, int tid, int nthr) {
+  const uint4 *sp[kFastPtrs];
+  uint4 *dp[kFastPtrs];
+  const int ns = m.nsrc, nd = m.ndst;
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i) {
+    sp[i] = i < ns ? (const uint4 *)(m.src[i] + soff) : nullptr;
+    dp[i] = i < nd ? (uint4 *)(m.dst[i] + doff) : nullptr;
+  }
+  int64_t v = tid;
+  if constexpr (OP == exec::kCopy) {
+    // One source: U vectors in flight.
+    for (; v + (int64_t)(U - 1) * nthr < nvec; v += (int64_t)U * nthr) {
+      uint4 x[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        x[u] = sp[0][v + (int64_t)u * nthr];
+#pragma unroll
+      for (int i = 0; i < kFastPtrs; ++i)
+        if (i < nd)
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            dp[i][v + (int64_t)u * nthr] = x[u];
+    }
+  }
+  for (; U > 1 && OP != exec::kCopy &&
+         v + (int64_t)(U - 1) * nthr < nvec;
+       v += (int64_t)U * nthr) {
+    uint4 x[U][kFastPtrs];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int i = 0; i < kFastPtrs; ++i)
+        if (i < ns)
+          x[u][i] = sp[i][v + (int64_t)u * nthr];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      uint4 o;
+      if constexpr (OP == exec::kCopy)
+        o = x[u][0];
+      else
+        o = combineVec<E, OP, kFastPtrs>(x[u], ns);
+#pragma unroll
+      for (int i = 0; i < kFastPtrs; ++i)
+        if (i < nd)
+          dp[i][v + (int64_t)u * nthr] = o;
+    }
+  }
+  for (; v < nvec; v += nthr) {
+    uint4 x[kFastPtrs];
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < ns)
+        x[i] = sp[i][v];
+    uint4 o;
+    if constexpr (OP == exec::kCopy)
+      o = x[0];
+    else
+      o = combineVec<E, OP, kFastPtrs>(x, ns);
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < nd)
+        dp[i][v] = o;
+  }
+}
+
+/// Vectors [0, nvec), any number of sources and destinations.
+template <class E, int OP>
+__device__ __noinline__ void contigVecSlow(const exec::Move &m, int64_t soff, int64_t doff,
+                              int64_t nvec, int tid, int nthr) {
+  using Raw = typename E::Raw;
+  constexpr int NV = kVecBytes / sizeof(Raw);
+  for (int64_t v = tid; v < nvec; v += nthr) {
+    const int64_t so = soff + v * kVecBytes, dq = doff + v * kVecBytes;
+    uint4 o = *(const uint4 *)(m.src[0] + so);
+    if constexpr (OP != exec::kCopy) {
+      Vec<Raw> v0;
+      v0.u = o;
+      typename E::Acc acc[NV];
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+        acc[k] = E::widen(v0.e[k]);
+      for (int s = 1; s < m.nsrc; ++s) {
+        Vec<Raw> x;
+        x.u = *(const uint4 *)(m.src[s] + so);
+#pragma unroll
+        for (int k = 0; k < NV; ++k)
+          acc[k] = combine<E, OP>(acc[k], E::widen(x.e[k]));
+      }
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+        v0.e[k] = E::narrow(finish<E, OP>(acc[k], m.nsrc));
+      o = v0.u;
+    }
+    for (int d = 0; d < m.ndst; ++d)
+      *(uint4 *)(m.dst[d] + dq) = o;
+  }
+}
+
+/// n contiguous elements; soff/doff in bytes.
+template <class E, int OP>
+__device__ __noinline__ void contig(const exec::Move &m, int64_t soff, int64_t doff,
+                       int64_t n, int tid, int nthr) {
+  using Raw = typename E::Raw;
+  constexpr int es = sizeof(Raw);
+  // One alignment for every pointer, or no vectors.
+  const uintptr_t mis = (uintptr_t)(m.src[0] + soff) & (kVecBytes - 1);
+  bool same = true;
+  for (int s = 1; s < m.nsrc; ++s)
+    same &= (((uintptr_t)(m.src[s] + soff)) & (kVecBytes - 1)) == mis;
+  for (int d = 0; d < m.ndst; ++d)
+    same &= (((uintptr_t)(m.dst[d] + doff)) & (kVecBytes - 1)) == mis;
+  if (!same || mis % es != 0) {
+    contigScalar<E, OP>(m, soff, doff, 0, n, tid, nthr);
+    return;
+  }
+  int64_t head = (int64_t)((kVecBytes - mis) & (kVecBytes - 1)) / es;
+  if (head > n)
+    head = n;
+  const int64_t nvec = (n - head) * es / kVecBytes;
+  const int64_t tail = head + nvec * (kVecBytes / es);
+  if (head > 0)
+    contigScalar<E, OP>(m, soff, doff, 0, head, tid, nthr);
+  if (nvec > 0) {
+    const int64_t vs = soff + head * es, vd = doff + head * es;
+    if (m.nsrc <= kFastPtrs && m.ndst <= kFastPtrs) {
+      if constexpr (OP == exec::kCopy)
+        contigVecFast<E, OP, 4>(m, vs, vd, nvec, tid, nthr);
+      else
+        contigVecFast<E, OP, 1>(m, vs, vd, nvec, tid, nthr);
+    } else {
+      contigVecSlow<E, OP>(m, vs, vd, nvec, tid, nthr);
+    }
+  }
+  if (tail < n)
+    contigScalar<E, OP>(m, soff, doff, tail, n, tid, nthr);
+}
+
+// ---------------------------------------------------------------------------
+// Boxes
+// ---------------------------------------------------------------------------
+
+/// Element offset of name t (row-major in the box) on one side.
+__device__ __forceinline__ int64_t nameOffset(const exec::Box &b, int64_t t,
+                                              bool src) {
+  int64_t off = src ? b.sbase : b.dbase;
+  const int64_t *str = src ? b.sstr : b.dstr;
+  for (int j = b.nfree - 1; j >= 0; --j) {
+    const int64_t e = b.ext[j];
+    const int64_t c = j == 0 ? t : t % e;
+    t = j == 0 ? 0 : t / e;
+    off += c * str[j];
+  }
+  return off;
+}
+
+/// Names [a, b) of the move, all threads of the lane.
+template <class E, int OP>
+__device__ __noinline__ void moveBox(const exec::Move &m, int64_t a, int64_t b, int tid,
+                        int nthr) {
+  using Raw = typename E::Raw;
+  constexpr int64_t es = sizeof(Raw);
+  const exec::Box &x = m.box;
+  const int in = x.nfree - 1;
+  const bool srcRow = m.srcFlat || x.sstr[in] == 1;
+  const bool dstRow = m.dstFlat || x.dstr[in] == 1;
+  if (x.nfree == 1 && srcRow && dstRow) {
+    const int64_t so = m.srcFlat ? a : x.sbase + a;
+    const int64_t dq = m.dstFlat ? a : x.dbase + a;
+    contig<E, OP>(m, so * es, dq * es, b - a, tid, nthr);
+    return;
+  }
+  if (srcRow && dstRow && x.ext[in] >= kRowMin) {
+    const int64_t w = x.ext[in];
+    for (int64_t row = a / w; row * w < b; ++row) {
+      const int64_t c0 = row * w > a ? row * w : a;
+      const int64_t c1 = (row + 1) * w < b ? (row + 1) * w : b;
+      const int64_t so = m.srcFlat ? c0 : nameOffset(x, c0, true);
+      const int64_t dq = m.dstFlat ? c0 : nameOffset(x, c0, false);
+      contig<E, OP>(m, so * es, dq * es, c1 - c0, tid, nthr);
+    }
+    return;
+  }
+  for (int64_t t = a + tid; t < b; t += nthr) {
+    const int64_t so = (m.srcFlat ? t : nameOffset(x, t, true)) * es;
+    const int64_t dq = (m.dstFlat ? t : nameOffset(x, t, false)) * es;
+    Raw out;
+    if constexpr (OP == exec::kCopy) {
+      out = *(const Raw *)(m.src[0] + so);
+    } else {
+      typename E::Acc acc = E::widen(*(const Raw *)(m.src[0] + so));
+      for (int s = 1; s < m.nsrc; ++s)
+        acc = combine<E, OP>(acc, E::widen(*(const Raw *)(m.src[s] + so)));
+      out = E::narrow(finish<E, OP>(acc, m.nsrc));
+    }
+    for (int d = 0; d < m.ndst; ++d)
+      *(Raw *)(m.dst[d] + dq) = out;
+  }
+}
+
+/// The move with the op dispatched: a copy (or a single contribution,
+/// which every op leaves as it is) takes the copy path. Returns false when
+/// the op cannot run on this element type (copy-only instantiations).
+template <class E>
+__device__ __noinline__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
+                     int nthr) {
+  if (m.op == exec::kCopy || m.nsrc == 1) {
+    moveBox<E, exec::kCopy>(m, a, b, tid, nthr);
+    return true;
+  }
+  if constexpr (E::kCanReduce) {
+    switch (m.op) {
+    case exec::kSum:
+      moveBox<E, exec::kSum>(m, a, b, tid, nthr);
+      return true;
+    case exec::kProd:
+      moveBox<E, exec::kProd>(m, a, b, tid, nthr);
+      return true;
+    case exec::kMin:
+      moveBox<E, exec::kMin>(m, a, b, tid, nthr);
+      return true;
+    case exec::kMax:
+      moveBox<E, exec::kMax>(m, a, b, tid, nthr);
+      return true;
+    case exec::kAvg:
+      moveBox<E, exec::kAvg>(m, a, b, tid, nthr);
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace sm
+} // namespace purlin

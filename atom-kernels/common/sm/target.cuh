@@ -1,0 +1,178 @@
+// The SM load/store target: the Target contract of common/exec.h on one GPU
+// generation, the kernel that runs a plan (grid: lanes x local ranks, one
+// lane = one thread block) and the entry that launches it.
+//
+// A generation's header (sm80/target.cuh, ...) defines
+//   PURLIN_TARGET_NAME and PURLIN_SM_THREADS (threads per lane)
+// and includes this file.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "common/entry.h"
+#include "common/exec.h"
+#include "common/sm/aux.h"
+#include "common/sm/elem.cuh"
+#include "common/sm/move.cuh"
+#include "common/sm/sync.cuh"
+
+#ifndef PURLIN_SM_THREADS
+#define PURLIN_SM_THREADS 512
+#endif
+
+namespace purlin {
+namespace sm {
+
+constexpr int kThreads = PURLIN_SM_THREADS;
+
+/// One lane (thread block) of one rank. Element type E; the op comes with
+/// each move (the launch's op, or the clause's).
+template <class E> class Target {
+public:
+  __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch)
+      : S_(S), rank_(rank), lane_(lane), epoch_(epoch),
+        aux_(auxWords(S, rank)) {}
+
+  __device__ int rank() const { return rank_; }
+  __device__ int lane() const { return lane_; }
+  __device__ const exec::Shared &shared() const { return S_; }
+  __device__ uint64_t epoch() const { return epoch_; }
+  __device__ void barrier() { __syncthreads(); }
+  __device__ bool leader() const { return threadIdx.x == 0; }
+  __device__ void signal(uint64_t *w, uint64_t v) { signalWord(w, v); }
+  __device__ bool wait(const uint64_t *w, uint64_t v) {
+    return waitWord(w, v, aux_);
+  }
+  __device__ bool barrierOr(bool v) { return __syncthreads_or(v) != 0; }
+  __device__ bool aborted() const { return aborted_; }
+  __device__ void abort() {
+    aborted_ = true;
+    if (leader())
+      reportError(aux_, kErrTimeout | (uint32_t)rank_ << 8 |
+                            (uint32_t)lane_ << 20);
+  }
+  __device__ void move(const exec::Move &m, int64_t a, int64_t b) {
+    if (!sm::move<E>(m, a, b, threadIdx.x, blockDim.x))
+      __trap(); // a reduction in a copy-only instantiation: a purlinc bug
+  }
+  __device__ int64_t vecElems() const {
+    return kVecBytes / (int64_t)sizeof(typename E::Raw);
+  }
+
+private:
+  const exec::Shared &S_;
+  int rank_, lane_;
+  uint64_t epoch_;
+  const uint64_t *aux_;
+  bool aborted_ = false;
+};
+
+/// Kernel prologue: the lane leader bumps the lane's epoch (kept in device
+/// memory so that launches and graph replays agree) and shares it.
+__device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
+                                              int lane) {
+  __shared__ uint64_t epoch;
+  if (threadIdx.x == 0) {
+    uint64_t *w = exec::epochWord(S, rank, lane);
+    epoch = *w + 1;
+    *w = epoch;
+  }
+  __syncthreads();
+  return epoch;
+}
+
+/// Launches `kernel(S, first)` on grid (S.L, n): every block of it must be
+/// resident at once (ranks of one GPU wait on each other), so the launch is
+/// cooperative, which fails instead of deadlocking when they do not fit.
+/// Works under stream capture.
+inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
+                  void *stream) {
+  if (n <= 0 || S->L <= 0)
+    return (int)cudaSuccess;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
+  cfg.blockDim = dim3(kThreads, 1, 1);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = (cudaStream_t)stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  void *args[] = {(void *)S, (void *)&first};
+  return (int)cudaLaunchKernelExC(&cfg, kernel, args);
+}
+
+/// The kernel for element type E and plan function Plan::run.
+template <class E, class Plan>
+__global__ void __launch_bounds__(kThreads)
+    planKernel(const __grid_constant__ exec::Shared S, int first) {
+  const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
+  Target<E> t(S, rank, lane, bumpEpoch(S, rank, lane));
+  Plan::run(t);
+}
+
+/// Kernel for a dtype (DType.h numbering): every type when the plan
+/// reduces, else one instantiation per element size. Null when unknown.
+template <class Plan, bool Reduces> const void *kernelFor(int dtype) {
+  if constexpr (Reduces) {
+    switch (dtype) {
+    case kF32: return (const void *)planKernel<ElemF32, Plan>;
+    case kF16: return (const void *)planKernel<ElemF16, Plan>;
+    case kBF16: return (const void *)planKernel<ElemBF16, Plan>;
+    case kF8E4M3: return (const void *)planKernel<ElemF8E4M3, Plan>;
+    case kF8E5M2: return (const void *)planKernel<ElemF8E5M2, Plan>;
+    case kI8: return (const void *)planKernel<ElemI8, Plan>;
+    case kU8: return (const void *)planKernel<ElemU8, Plan>;
+    case kI32: return (const void *)planKernel<ElemI32, Plan>;
+    case kI64: return (const void *)planKernel<ElemI64, Plan>;
+    case kF64: return (const void *)planKernel<ElemF64, Plan>;
+    }
+  } else {
+    switch (dtype) {
+    case kF8E4M3: case kF8E5M2: case kI8: case kU8:
+      return (const void *)planKernel<ElemBytes<1>, Plan>;
+    case kF16: case kBF16:
+      return (const void *)planKernel<ElemBytes<2>, Plan>;
+    case kF32: case kI32:
+      return (const void *)planKernel<ElemBytes<4>, Plan>;
+    case kI64: case kF64:
+      return (const void *)planKernel<ElemBytes<8>, Plan>;
+    }
+  }
+  return nullptr;
+}
+
+template <class Plan, bool Reduces>
+int entry(const exec::Shared *S, int first, int n, int dtype, int op,
+          void *stream) {
+  (void)op; // carried in S->op; moves dispatch on it
+  const void *k = kernelFor<Plan, Reduces>(dtype);
+  if (!k)
+    return (int)cudaErrorInvalidValue;
+  return launch(k, S, first, n, stream);
+}
+
+} // namespace sm
+} // namespace purlin
+
+// PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES]): entry_NAME for plan function FN
+// (a template over the target). REDUCES 0: a copy-only collective, kernels
+// by element size alone. Default 1.
+#define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
+  struct PlanFn_##NAME {                                                       \
+    template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
+  };                                                                           \
+  static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
+                          int dtype, int op, void *stream) {                   \
+    return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0>(                 \
+        S, first, n, dtype, op, stream);                                       \
+  }
+#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_3(NAME, FN, 1)
+#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, M, ...) M
+#define PURLIN_PLAN_ENTRY(...)                                                 \
+  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_3,                     \
+                         PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
+#define PURLIN_HOST_ENTRY(NAME) nullptr
+#define PURLIN_CUDA_ENTRY(NAME) entry_##NAME

@@ -1,0 +1,560 @@
+// The thin CUDA runtime (purlin/purlin.h): communicator, per-instance signal
+// memory and scratch, validation, plan choice and stream-ordered launch.
+#include "purlin/purlin.h"
+
+#include "PeerMemory.h"
+#include "common/exec.h"
+#include "common/sm/aux.h"
+#include "purlin/core/Collective.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace purlin;
+namespace ex = purlin::exec;
+
+namespace {
+thread_local std::string gLastError;
+
+purlinStatus fail(purlinStatus s, const std::string &msg) {
+  gLastError = msg;
+  return s;
+}
+purlinStatus ok() {
+  gLastError.clear();
+  return PURLIN_SUCCESS;
+}
+purlinStatus cudaFail(cudaError_t e, const std::string &what) {
+  cudaGetLastError(); // clear a non-sticky error
+  return fail(PURLIN_ERR_CUDA, what + ": " + cudaGetErrorString(e));
+}
+
+/// Restores the current device on scope exit.
+struct DeviceGuard {
+  int prev = 0;
+  DeviceGuard() { cudaGetDevice(&prev); }
+  ~DeviceGuard() { cudaSetDevice(prev); }
+};
+} // namespace
+
+struct purlinComm {
+  int R = 0;
+  std::vector<int> rankDevice;
+  // Distinct GPUs in rank order; ranks [first[i], first[i] + count[i]).
+  std::vector<int> devices, first, count;
+  std::unique_ptr<rt::PeerMemory> mem;
+  uint32_t *errHost = nullptr; // mapped host memory, written by the device
+  uint32_t *errDev = nullptr;
+  uint64_t timeoutNs = sm::kDefaultTimeoutNs;
+};
+
+struct purlinColl {
+  purlinComm *comm = nullptr;
+  const purlin_collective_info *info = nullptr;
+  Collective desc;
+  std::vector<int> scalarParams; // indices into desc.params: R, counts, roots
+  std::vector<std::string> scalarNames; // without R
+  int ranksSlot = -1;
+  std::vector<int> tableParams;
+  std::vector<int64_t> maxScalars; // by slot
+  bool hasOpParam = false, hasTypeParam = false;
+  int fixedType = -1; // a buffer of a concrete type
+  int fixedOp = -1;   // the op of clauses with a fixed reduction
+  std::vector<void *> scratch;           // per rank
+  std::vector<std::vector<void *>> sigs; // per plan, per rank
+  std::string lastPlan;
+  // Cache of the last launch's sizes.
+  std::vector<int64_t> lastScalars;
+  std::vector<int64_t> lastElems;
+};
+
+extern "C" {
+
+const char *purlinGetLastError(void) { return gLastError.c_str(); }
+
+const char *purlinStatusString(purlinStatus s) {
+  switch (s) {
+  case PURLIN_SUCCESS: return "success";
+  case PURLIN_ERR_INVALID_ARGUMENT: return "invalid argument";
+  case PURLIN_ERR_BAD_RANK_COUNT: return "bad rank count";
+  case PURLIN_ERR_NULL_BUFFER: return "null buffer";
+  case PURLIN_ERR_MISALIGNED: return "misaligned buffer";
+  case PURLIN_ERR_UNSUPPORTED_TYPE: return "unsupported element type";
+  case PURLIN_ERR_UNSUPPORTED_OP: return "unsupported op";
+  case PURLIN_ERR_PARAM_RANGE: return "parameter out of range";
+  case PURLIN_ERR_NO_DEVICE: return "no such GPU";
+  case PURLIN_ERR_NO_PEER_ACCESS: return "no peer access";
+  case PURLIN_ERR_NO_PLAN: return "no plan fits";
+  case PURLIN_ERR_CUDA: return "CUDA error";
+  case PURLIN_ERR_TIMEOUT: return "timeout";
+  case PURLIN_ERR_OUT_OF_MEMORY: return "out of memory";
+  case PURLIN_ERR_BAD_COLLECTIVE: return "bad collective";
+  }
+  return "unknown status";
+}
+
+purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
+                              const int *rankDevices) {
+  if (!out || !rankDevices)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreate: null argument");
+  *out = nullptr;
+  if (nranks < 1 || nranks > ex::kMaxRanks)
+    return fail(PURLIN_ERR_BAD_RANK_COUNT,
+                "purlinCommCreate: " + std::to_string(nranks) +
+                    " ranks; 1 to " + std::to_string(ex::kMaxRanks) +
+                    " supported");
+  int ndev = 0;
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fail(PURLIN_ERR_NO_DEVICE, std::string("no CUDA GPU: ") +
+                                          cudaGetErrorString(e));
+  }
+  auto c = std::make_unique<purlinComm>();
+  c->R = nranks;
+  for (int r = 0; r < nranks; ++r) {
+    int d = rankDevices[r];
+    if (d < 0 || d >= ndev)
+      return fail(PURLIN_ERR_NO_DEVICE,
+                  "rank " + std::to_string(r) + " on GPU " +
+                      std::to_string(d) + ", but there are " +
+                      std::to_string(ndev));
+    c->rankDevice.push_back(d);
+    if (r == 0 || d != rankDevices[r - 1]) {
+      for (int x : c->devices)
+        if (x == d)
+          return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                      "ranks of GPU " + std::to_string(d) +
+                          " must be consecutive (they run in one launch)");
+      c->devices.push_back(d);
+      c->first.push_back(r);
+      c->count.push_back(0);
+    }
+    ++c->count.back();
+  }
+  DeviceGuard guard;
+  for (int a : c->devices)
+    for (int b : c->devices) {
+      if (a == b)
+        continue;
+      int can = 0;
+      cudaDeviceCanAccessPeer(&can, a, b);
+      if (!can)
+        return fail(PURLIN_ERR_NO_PEER_ACCESS,
+                    "GPU " + std::to_string(a) + " cannot access GPU " +
+                        std::to_string(b));
+      cudaSetDevice(a);
+      e = cudaDeviceEnablePeerAccess(b, 0);
+      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+        return cudaFail(e, "enabling peer access");
+      cudaGetLastError();
+    }
+  e = cudaHostAlloc((void **)&c->errHost, sizeof(uint32_t),
+                    cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess)
+    return cudaFail(e, "allocating the error word");
+  *c->errHost = 0;
+  e = cudaHostGetDevicePointer((void **)&c->errDev, c->errHost, 0);
+  if (e != cudaSuccess)
+    return cudaFail(e, "mapping the error word");
+  if (const char *t = std::getenv("PURLIN_TIMEOUT_MS"))
+    c->timeoutNs = (uint64_t)std::atoll(t) * 1000000ull;
+  c->mem = std::make_unique<rt::LocalPeerMemory>(c->rankDevice);
+  *out = c.release();
+  return ok();
+}
+
+purlinStatus purlinCommDestroy(purlinComm_t c) {
+  if (!c)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "null communicator");
+  if (c->errHost)
+    cudaFreeHost(c->errHost);
+  delete c;
+  return ok();
+}
+
+int purlinCommDeviceCount(purlinComm_t c) { return c ? (int)c->devices.size() : 0; }
+int purlinCommDevice(purlinComm_t c, int i) {
+  return c && i >= 0 && i < (int)c->devices.size() ? c->devices[i] : -1;
+}
+
+purlinStatus purlinCommSetTimeout(purlinComm_t c, double seconds) {
+  if (!c || !(seconds > 0))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommSetTimeout: bad value");
+  c->timeoutNs = (uint64_t)(seconds * 1e9);
+  return ok();
+}
+
+purlinStatus purlinCommCheck(purlinComm_t c) {
+  if (!c)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "null communicator");
+  uint32_t v = *(volatile uint32_t *)c->errHost;
+  if (v & sm::kErrTimeout)
+    return fail(PURLIN_ERR_TIMEOUT,
+                "a wait timed out on the device (rank " +
+                    std::to_string((v >> 8) & 0xfff) + ", lane " +
+                    std::to_string(v >> 20) +
+                    "): a peer never arrived; the communicator's collectives "
+                    "are unusable");
+  return ok();
+}
+
+purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
+                              const purlin_collective_info *info,
+                              const char *maxParams) {
+  if (!out || !comm || !info)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCollCreate: null argument");
+  *out = nullptr;
+  auto c = std::make_unique<purlinColl>();
+  c->comm = comm;
+  c->info = info;
+  std::string err;
+  if (!info->desc || !readDesc(info->desc, c->desc, err))
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, "bad description: " + err);
+  if (!info->target || std::strncmp(info->target, "sm_", 3) != 0)
+    return fail(PURLIN_ERR_BAD_COLLECTIVE,
+                std::string("collective '") + info->name +
+                    "' was compiled for '" + (info->target ? info->target : "?") +
+                    "', not a GPU");
+  if (info->nplans < 1)
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, "collective has no plans");
+  for (int i = 0; i < info->nplans; ++i)
+    if (!info->plans[i].cuda_entry || !info->plans[i].layout)
+      return fail(PURLIN_ERR_BAD_COLLECTIVE,
+                  std::string("plan '") + info->plans[i].strategy +
+                      "' has no CUDA entry");
+  const Collective &d = c->desc;
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    ParamKind k = d.params[i].kind;
+    if (k == ParamKind::Ranks || k == ParamKind::Count || k == ParamKind::Root) {
+      if (k == ParamKind::Ranks)
+        c->ranksSlot = (int)c->scalarParams.size();
+      else
+        c->scalarNames.push_back(d.params[i].name);
+      c->scalarParams.push_back((int)i);
+    } else if (k == ParamKind::Table) {
+      c->tableParams.push_back((int)i);
+    } else if (k == ParamKind::Op) {
+      c->hasOpParam = true;
+    } else if (k == ParamKind::Type) {
+      c->hasTypeParam = true;
+    }
+  }
+  if ((int)c->scalarParams.size() > ex::kMaxScalars ||
+      (int)c->tableParams.size() > ex::kMaxTables)
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, "too many parameters");
+  for (auto &b : d.buffers) {
+    DType t;
+    if (parseDType(b.dtype, t))
+      c->fixedType = (int)t;
+  }
+  for (auto &cl : d.clauses)
+    if (cl.opParam.empty() && cl.op != RedOp::Copy)
+      c->fixedOp = (int)cl.op;
+  // Maximum values.
+  Binding mb;
+  if (!parseBindingList(d, maxParams ? maxParams : "", mb, err))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "maxParams: " + err);
+  if (!applyBoundParams(d, mb, err))
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, err);
+  c->maxScalars.assign(c->scalarParams.size(), 0);
+  for (size_t s = 0; s < c->scalarParams.size(); ++s) {
+    const Param &p = d.params[c->scalarParams[s]];
+    if ((int)s == c->ranksSlot) {
+      c->maxScalars[s] = comm->R;
+      continue;
+    }
+    auto it = mb.scalars.find(p.name);
+    if (it == mb.scalars.end())
+      return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                  "maxParams: no value for '" + p.name + "'");
+    if (it->second < 0)
+      return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: '" + p.name +
+                                              "' is negative");
+    c->maxScalars[s] = p.kind == ParamKind::Root ? comm->R - 1 : it->second;
+  }
+  // Resources: scratch (the largest any plan needs at the maximum values,
+  // for the widest element), signals per plan (plans never share signal
+  // words, so each plan's epochs stay consistent whatever the sequence).
+  ex::Shared S;
+  std::memset(&S, 0, sizeof S);
+  S.R = comm->R;
+  S.elemSize = 8;
+  for (size_t s = 0; s < c->maxScalars.size(); ++s)
+    S.P.s[s] = c->maxScalars[s];
+  int64_t scratchBytes = 0;
+  for (int i = 0; i < info->nplans; ++i) {
+    const purlin_plan_info &pl = info->plans[i];
+    S.L = pl.lanes;
+    S.K = pl.chunks;
+    S.nsignals = pl.nsignals;
+    int64_t b = pl.layout(&S);
+    if (b > scratchBytes)
+      scratchBytes = b;
+  }
+  DeviceGuard guard;
+  if (!comm->mem->allocate(scratchBytes, c->scratch, err))
+    return fail(PURLIN_ERR_OUT_OF_MEMORY, "scratch: " + err);
+  for (int i = 0; i < info->nplans; ++i) {
+    const purlin_plan_info &pl = info->plans[i];
+    int64_t words = sm::planSignalWords(pl.nsignals, comm->R, pl.lanes, pl.chunks);
+    std::vector<void *> sig;
+    if (!comm->mem->allocate(words * 8, sig, err))
+      return fail(PURLIN_ERR_OUT_OF_MEMORY, "signals: " + err);
+    c->sigs.push_back(sig);
+    uint64_t aux[sm::kAuxWords] = {(uint64_t)(uintptr_t)comm->errDev,
+                                   comm->timeoutNs};
+    for (int r = 0; r < comm->R; ++r) {
+      cudaSetDevice(comm->rankDevice[r]);
+      cudaError_t e = cudaMemcpy(
+          (uint64_t *)sig[r] + ex::signalWords(pl.nsignals, comm->R, pl.lanes,
+                                               pl.chunks),
+          aux, sizeof aux, cudaMemcpyHostToDevice);
+      if (e != cudaSuccess)
+        return cudaFail(e, "initialising signals");
+    }
+  }
+  for (int dev : comm->devices) {
+    cudaSetDevice(dev);
+    cudaDeviceSynchronize();
+  }
+  *out = c.release();
+  return ok();
+}
+
+purlinStatus purlinCollDestroy(purlinColl_t c) {
+  if (!c)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "null collective");
+  DeviceGuard guard;
+  c->comm->mem->release(c->scratch);
+  for (auto &s : c->sigs)
+    c->comm->mem->release(s);
+  delete c;
+  return ok();
+}
+
+int purlinCollScalarCount(purlinColl_t c) {
+  return c ? (int)c->scalarNames.size() : 0;
+}
+const char *purlinCollScalarName(purlinColl_t c, int i) {
+  return c && i >= 0 && i < (int)c->scalarNames.size()
+             ? c->scalarNames[i].c_str()
+             : nullptr;
+}
+int purlinCollBufferCount(purlinColl_t c) {
+  return c ? (int)c->desc.buffers.size() : 0;
+}
+const char *purlinCollLastPlan(purlinColl_t c) {
+  return c ? c->lastPlan.c_str() : "";
+}
+
+} // extern "C"
+
+namespace {
+/// The binding of a launch's scalars and tables (R from the communicator).
+bool makeBinding(purlinColl *c, const int64_t *scalars, Binding &b) {
+  const Collective &d = c->desc;
+  int k = 0;
+  for (size_t s = 0; s < c->scalarParams.size(); ++s) {
+    const Param &p = d.params[c->scalarParams[s]];
+    b.scalars[p.name] = (int)s == c->ranksSlot ? c->comm->R : scalars[k++];
+  }
+  return true;
+}
+} // namespace
+
+extern "C" int64_t purlinCollBufferElems(purlinColl_t c, const int64_t *scalars,
+                                         int b) {
+  if (!c || b < 0 || b >= (int)c->desc.buffers.size() ||
+      (!scalars && !c->scalarNames.empty()))
+    return -1;
+  Binding bd;
+  makeBinding(c, scalars, bd);
+  int64_t n;
+  std::string err;
+  if (!bufferElems(c->desc, bd, b, n, err))
+    return -1;
+  return n;
+}
+
+extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
+  if (!c || !a)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
+  purlinComm *comm = c->comm;
+  if (purlinCommCheck(comm) != PURLIN_SUCCESS)
+    return PURLIN_ERR_TIMEOUT;
+  const Collective &d = c->desc;
+  const int R = comm->R;
+  // Element type and op.
+  if (a->dtype < 0 || a->dtype >= kNumDTypes)
+    return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
+                "element type " + std::to_string(a->dtype) + " is unknown");
+  if (c->fixedType >= 0 && a->dtype != c->fixedType)
+    return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
+                std::string("collective '") + d.name + "' is compiled for " +
+                    dtypeName((DType)c->fixedType) + ", not " +
+                    dtypeName((DType)a->dtype));
+  int op = ex::kCopy;
+  if (c->hasOpParam) {
+    if (a->op < PURLIN_SUM || a->op > PURLIN_AVG)
+      return fail(PURLIN_ERR_UNSUPPORTED_OP,
+                  "op " + std::to_string(a->op) +
+                      " is not a reduction (sum, prod, min, max, avg)");
+    op = a->op;
+  } else if (c->fixedOp >= 0) {
+    op = c->fixedOp;
+  }
+  // Parameters.
+  const int nsc = (int)c->scalarNames.size();
+  if (a->nscalars != nsc || (nsc > 0 && !a->scalars))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "collective '" + d.name + "' takes " + std::to_string(nsc) +
+                    " scalar parameters, got " + std::to_string(a->nscalars));
+  ex::Shared S;
+  S.R = R;
+  S.op = op;
+  S.elemSize = dtypeSize((DType)a->dtype);
+  {
+    int k = 0;
+    for (size_t s = 0; s < c->scalarParams.size(); ++s) {
+      if ((int)s == c->ranksSlot) {
+        S.P.s[s] = R;
+        continue;
+      }
+      const Param &p = d.params[c->scalarParams[s]];
+      int64_t v = a->scalars[k++];
+      if (v < 0 || v > c->maxScalars[s])
+        return fail(PURLIN_ERR_PARAM_RANGE,
+                    "parameter '" + p.name + "' = " + std::to_string(v) +
+                        " is outside [0, " + std::to_string(c->maxScalars[s]) +
+                        "] (the instance's maximum)");
+      S.P.s[s] = v;
+    }
+  }
+  if (!c->tableParams.empty())
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "table parameters are not supported by this runtime yet");
+  // Buffer sizes (cached for repeated scalars).
+  std::vector<int64_t> sc(a->scalars, a->scalars + nsc);
+  if (sc != c->lastScalars || c->lastElems.empty()) {
+    std::vector<int64_t> elems;
+    Binding b;
+    makeBinding(c, a->scalars, b);
+    for (size_t i = 0; i < d.buffers.size(); ++i) {
+      int64_t n;
+      std::string err;
+      if (!bufferElems(d, b, (int)i, n, err))
+        return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
+      elems.push_back(n);
+    }
+    c->lastScalars = sc;
+    c->lastElems = elems;
+  }
+  const std::vector<int64_t> &elems = c->lastElems;
+  const int nb = (int)d.buffers.size();
+  if (!a->buffers)
+    return fail(PURLIN_ERR_NULL_BUFFER, "purlinLaunch: null buffer array");
+  bool overlap = false;
+  int64_t maxBytes = 0;
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < nb; ++i) {
+      void *p = a->buffers[r * nb + i];
+      int64_t bytes = elems[i] * S.elemSize;
+      if (bytes > maxBytes)
+        maxBytes = bytes;
+      if (!p && bytes > 0)
+        return fail(PURLIN_ERR_NULL_BUFFER,
+                    "buffer '" + d.buffers[i].name + "' of rank " +
+                        std::to_string(r) + " is null");
+      if ((uintptr_t)p % (uintptr_t)S.elemSize)
+        return fail(PURLIN_ERR_MISALIGNED,
+                    "buffer '" + d.buffers[i].name + "' of rank " +
+                        std::to_string(r) + " is not aligned to its " +
+                        std::to_string(S.elemSize) + "-byte elements");
+      S.buf[r][i] = p;
+    }
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < nb; ++j) {
+        if (d.buffers[i].role != BufferRole::In ||
+            d.buffers[j].role != BufferRole::Out)
+          continue;
+        uintptr_t a0 = (uintptr_t)S.buf[r][i],
+                  a1 = a0 + elems[i] * S.elemSize;
+        uintptr_t b0 = (uintptr_t)S.buf[r][j],
+                  b1 = b0 + elems[j] * S.elemSize;
+        if (a0 < b1 && b0 < a1)
+          overlap = true;
+      }
+  }
+  // Plan: the size band's, or an in-place-safe one when needed.
+  const purlin_collective_info *info = c->info;
+  int pick = -1;
+  for (int i = 0; i < info->nplans && pick < 0; ++i) {
+    const purlin_plan_info &pl = info->plans[i];
+    bool inBand = maxBytes >= pl.min_bytes &&
+                  (pl.max_bytes < 0 || maxBytes < pl.max_bytes);
+    if (inBand && (!overlap || pl.inplace_safe))
+      pick = i;
+  }
+  for (int i = 0; i < info->nplans && pick < 0; ++i)
+    if (!overlap || info->plans[i].inplace_safe)
+      pick = i;
+  if (pick < 0)
+    return fail(PURLIN_ERR_NO_PLAN,
+                "an output overlaps an input, and no plan of '" + d.name +
+                    "' is safe in place");
+  const purlin_plan_info &pl = info->plans[pick];
+  S.L = pl.lanes;
+  S.K = pl.chunks;
+  S.nsignals = pl.nsignals;
+  pl.layout(&S);
+  for (int r = 0; r < R; ++r) {
+    S.scratch[r] = (char *)c->scratch[r];
+    S.signals[r] = (uint64_t *)c->sigs[pick][r];
+  }
+  c->lastPlan = pl.strategy;
+  DeviceGuard guard;
+  for (size_t g = 0; g < comm->devices.size(); ++g) {
+    cudaError_t e = cudaSetDevice(comm->devices[g]);
+    if (e != cudaSuccess)
+      return cudaFail(e, "selecting GPU " + std::to_string(comm->devices[g]));
+    void *stream = a->streams ? a->streams[g] : nullptr;
+    e = (cudaError_t)pl.cuda_entry(&S, comm->first[g], comm->count[g],
+                                   a->dtype, op, stream);
+    if (e != cudaSuccess)
+      return cudaFail(e, std::string("launching '") + d.name + "' (" +
+                             pl.strategy + ") on GPU " +
+                             std::to_string(comm->devices[g]) +
+                             (e == cudaErrorCooperativeLaunchTooLarge
+                                  ? ": the ranks of one GPU do not fit on it "
+                                    "at once (fewer ranks or lanes)"
+                                  : ""));
+  }
+  return ok();
+}
+
+#include "Testing.h"
+
+purlinStatus purlin::rt::testAdvanceEpoch(purlinColl_t c, int plan, int rank,
+                                          uint64_t by) {
+  if (!c || plan < 0 || plan >= c->info->nplans || rank < 0 ||
+      rank >= c->comm->R)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "testAdvanceEpoch: bad argument");
+  const purlin_plan_info &pl = c->info->plans[plan];
+  DeviceGuard guard;
+  cudaSetDevice(c->comm->rankDevice[rank]);
+  uint64_t *ep = (uint64_t *)c->sigs[plan][rank] +
+                 (int64_t)pl.nsignals * c->comm->R * pl.lanes * pl.chunks;
+  std::vector<uint64_t> w(pl.lanes);
+  cudaDeviceSynchronize();
+  cudaMemcpy(w.data(), ep, w.size() * 8, cudaMemcpyDeviceToHost);
+  for (auto &x : w)
+    x += by;
+  cudaError_t e = cudaMemcpy(ep, w.data(), w.size() * 8, cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? ok() : cudaFail(e, "testAdvanceEpoch");
+}

@@ -1,0 +1,111 @@
+/* purlin.h — the thin runtime's C API: communicators of R ranks over the
+ * GPUs of one process, collectives compiled by purlinc, stream-ordered
+ * launches that never synchronize the host and work under CUDA-graph
+ * capture. Every call returns a status; purlinGetLastError() says why.
+ *
+ *   purlinComm_t comm;  int devs[8] = {0,0,0,0,0,0,0,0};   // 8 virtual ranks
+ *   purlinCommCreate(&comm, 8, devs);
+ *   purlinColl_t ar;
+ *   purlinCollCreate(&ar, comm, purlin_collective_all_reduce(), "C=1048576");
+ *   int64_t C = 4096;  void *bufs[8 * 2] = {x0, y0, x1, y1, ...};
+ *   purlinArgs a = {PURLIN_BF16, PURLIN_SUM, &C, 1, NULL, 0, bufs, NULL};
+ *   purlinLaunch(ar, &a);
+ */
+#ifndef PURLIN_PURLIN_H
+#define PURLIN_PURLIN_H
+
+#include <stdint.h>
+
+#include "common/entry.h" /* purlin_collective_info: what purlinc exports */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum purlinStatus {
+  PURLIN_SUCCESS = 0,
+  PURLIN_ERR_INVALID_ARGUMENT = 1, /* a null handle, a bad value */
+  PURLIN_ERR_BAD_RANK_COUNT = 2,   /* R outside [1, 32] or not what a plan allows */
+  PURLIN_ERR_NULL_BUFFER = 3,      /* a buffer of non-zero size is null */
+  PURLIN_ERR_MISALIGNED = 4,       /* a buffer not aligned to its element */
+  PURLIN_ERR_UNSUPPORTED_TYPE = 5, /* element type not allowed by the collective */
+  PURLIN_ERR_UNSUPPORTED_OP = 6,   /* reduction op not allowed */
+  PURLIN_ERR_PARAM_RANGE = 7,      /* a parameter beyond the instance's maximum */
+  PURLIN_ERR_NO_DEVICE = 8,        /* a GPU that does not exist */
+  PURLIN_ERR_NO_PEER_ACCESS = 9,   /* two GPUs that cannot reach each other */
+  PURLIN_ERR_NO_PLAN = 10,         /* no plan fits (e.g. in place, none safe) */
+  PURLIN_ERR_CUDA = 11,            /* a CUDA call failed (message has it) */
+  PURLIN_ERR_TIMEOUT = 12,         /* a wait timed out on the device */
+  PURLIN_ERR_OUT_OF_MEMORY = 13,
+  PURLIN_ERR_BAD_COLLECTIVE = 14   /* not compiled for a GPU, bad description */
+} purlinStatus;
+
+/* Element types and ops: the numbering of purlin/core/DType.h. */
+typedef enum purlinDataType {
+  PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16, PURLIN_F8E4M3, PURLIN_F8E5M2,
+  PURLIN_I8, PURLIN_U8, PURLIN_I32, PURLIN_I64, PURLIN_F64
+} purlinDataType;
+typedef enum purlinRedOp {
+  PURLIN_COPY = 0, PURLIN_SUM, PURLIN_PROD, PURLIN_MIN, PURLIN_MAX, PURLIN_AVG
+} purlinRedOp;
+
+typedef struct purlinComm *purlinComm_t;
+typedef struct purlinColl *purlinColl_t;
+
+/* The last error message of this thread ("" after a success). */
+const char *purlinGetLastError(void);
+const char *purlinStatusString(purlinStatus s);
+
+/* A communicator of `nranks` ranks; rank r runs on GPU rankDevices[r].
+ * Ranks of one GPU ("virtual ranks") must be consecutive; they run in one
+ * launch. Peer access is enabled between distinct GPUs. */
+purlinStatus purlinCommCreate(purlinComm_t *comm, int nranks,
+                              const int *rankDevices);
+purlinStatus purlinCommDestroy(purlinComm_t comm);
+/* Distinct GPUs, in rank order: launches take one stream per GPU. */
+int purlinCommDeviceCount(purlinComm_t comm);
+int purlinCommDevice(purlinComm_t comm, int i);
+/* Wait timeout on the device for collectives created afterwards (default
+ * 10 s, or the environment's PURLIN_TIMEOUT_MS). */
+purlinStatus purlinCommSetTimeout(purlinComm_t comm, double seconds);
+/* Reports a device-side error (PURLIN_ERR_TIMEOUT) without synchronizing:
+ * the device writes it into mapped host memory. Sticky. */
+purlinStatus purlinCommCheck(purlinComm_t comm);
+
+/* An instance of a compiled collective on `comm`, with signal memory and
+ * peer-visible scratch sized for parameters up to `maxParams`
+ * ("C=1048576,root=0": every count/root parameter; R is the comm's). */
+purlinStatus purlinCollCreate(purlinColl_t *coll, purlinComm_t comm,
+                              const purlin_collective_info *info,
+                              const char *maxParams);
+purlinStatus purlinCollDestroy(purlinColl_t coll);
+/* The count/root parameters (R excluded) in the order purlinArgs.scalars
+ * takes them, and the buffers in the order purlinArgs.buffers takes them. */
+int purlinCollScalarCount(purlinColl_t coll);
+const char *purlinCollScalarName(purlinColl_t coll, int i);
+int purlinCollBufferCount(purlinColl_t coll);
+/* Elements per rank of buffer `b` under `scalars` (-1 on error). */
+int64_t purlinCollBufferElems(purlinColl_t coll, const int64_t *scalars,
+                              int b);
+/* The strategy the last launch used ("direct", "two_shot", ...). */
+const char *purlinCollLastPlan(purlinColl_t coll);
+
+typedef struct purlinArgs {
+  int dtype; /* purlinDataType */
+  int op;    /* purlinRedOp; ignored by copy collectives */
+  const int64_t *scalars; int nscalars; /* purlinCollScalarName order */
+  const int64_t *tables; int ntableWords; /* every table, row-major */
+  void *const *buffers; /* [rank * purlinCollBufferCount + buffer] */
+  void *const *streams; /* cudaStream_t per GPU (purlinCommDevice order);
+                           NULL: the default stream */
+} purlinArgs;
+
+/* Validates, chooses a plan (by size; an in-place-safe one when an output
+ * overlaps an input) and launches every GPU's ranks on its stream. Never
+ * synchronizes the host; capturable. */
+purlinStatus purlinLaunch(purlinColl_t coll, const purlinArgs *args);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,518 @@
+// GPU end-to-end tests: every generated collective linked in, on virtual
+// ranks of one GPU, checked bit for bit against the reference evaluator
+// (purlin/core/Reference.h); CUDA-graph replays checked on the device;
+// validation errors and the timeout. Last line: "N passed, N failed".
+//
+//   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
+#include "GeneratedRegistry.h"
+#include "Testing.h"
+#include "purlin/core/Collective.h"
+#include "purlin/core/Reference.h"
+#include "purlin/purlin.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace purlin;
+
+static int gPassed = 0, gFailed = 0;
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      ++gPassed;                                                               \
+    } else {                                                                   \
+      ++gFailed;                                                               \
+      std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
+      std::printf(__VA_ARGS__);                                                \
+      std::printf("\n");                                                       \
+    }                                                                          \
+  } while (0)
+#define CUDA_OK(x)                                                             \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #x,            \
+                  cudaGetErrorString(e_));                                     \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace {
+
+struct Options {
+  bool quick = false, large = false, sanitize = false;
+  std::string only;
+} gOpt;
+
+struct Coll {
+  std::string name;
+  const purlin_collective_info *info;
+  Collective desc;
+  bool reduces = false, tables = false;
+};
+
+/// One case: a collective under a binding, out of place or in place.
+struct Case {
+  const Coll *c;
+  int R;
+  DType t;
+  RedOp op;
+  int64_t count;
+  bool inplace;
+  uint64_t seed;
+};
+
+std::string caseText(const Case &k) {
+  char b[256];
+  std::snprintf(b, sizeof b, "%s R=%d %s %s count=%lld %s", k.c->name.c_str(),
+                k.R, dtypeName(k.t), redOpName(k.op), (long long)k.count,
+                k.inplace ? "in-place" : "out-of-place");
+  return b;
+}
+
+std::map<int, purlinComm_t> gComms;
+purlinComm_t commFor(int R) {
+  auto it = gComms.find(R);
+  if (it != gComms.end())
+    return it->second;
+  std::vector<int> devs(R, 0);
+  purlinComm_t c = nullptr;
+  if (purlinCommCreate(&c, R, devs.data()) != PURLIN_SUCCESS) {
+    std::printf("FATAL: purlinCommCreate: %s\n", purlinGetLastError());
+    std::exit(1);
+  }
+  gComms[R] = c;
+  return c;
+}
+
+// Instances by (collective, R, max count).
+std::map<std::string, purlinColl_t> gColls;
+purlinColl_t collFor(const Coll &c, int R, int64_t maxCount) {
+  std::string key = c.name + "/" + std::to_string(R) + "/" + std::to_string(maxCount);
+  auto it = gColls.find(key);
+  if (it != gColls.end())
+    return it->second;
+  std::string mp;
+  for (auto &p : c.desc.params)
+    if (p.kind == ParamKind::Count || p.kind == ParamKind::Root)
+      mp += (mp.empty() ? "" : ",") + p.name + "=" +
+            std::to_string(p.kind == ParamKind::Count ? maxCount : R - 1);
+  purlinColl_t h = nullptr;
+  if (purlinCollCreate(&h, commFor(R), c.info, mp.c_str()) != PURLIN_SUCCESS) {
+    std::printf("FATAL: purlinCollCreate %s: %s\n", key.c_str(),
+                purlinGetLastError());
+    std::exit(1);
+  }
+  gColls[key] = h;
+  return h;
+}
+
+void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars) {
+  b = Binding();
+  b.dtype = k.t;
+  b.redop = k.op == RedOp::Copy ? RedOp::Sum : k.op;
+  for (auto &p : k.c->desc.params) {
+    if (p.kind == ParamKind::Ranks)
+      b.scalars[p.name] = k.R;
+    else if (p.kind == ParamKind::Count) {
+      b.scalars[p.name] = k.count;
+      scalars.push_back(k.count);
+    } else if (p.kind == ParamKind::Root) {
+      int64_t root = (k.seed & 1) ? k.R - 1 : 0;
+      b.scalars[p.name] = root;
+      scalars.push_back(root);
+    }
+  }
+}
+
+/// Runs one case; returns false (and reports) on a mismatch.
+void runCase(const Case &k) {
+  const Collective &d = k.c->desc;
+  Binding b;
+  std::vector<int64_t> scalars;
+  bindingFor(k, b, scalars);
+  RankBuffers data;
+  std::string err;
+  const uint8_t kPoison = 0xA5;
+  if (!allocateBuffers(d, b, data, k.seed, kPoison, err)) {
+    CHECK(false, "%s: allocateBuffers: %s", caseText(k).c_str(), err.c_str());
+    return;
+  }
+  const int nb = (int)d.buffers.size(), es = dtypeSize(k.t);
+  int inBuf = -1, outBuf = -1, nin = 0, nout = 0;
+  for (int i = 0; i < nb; ++i) {
+    if (d.buffers[i].role == BufferRole::In) {
+      inBuf = i;
+      ++nin;
+    } else {
+      outBuf = i;
+      ++nout;
+    }
+  }
+  if (k.inplace && (nin != 1 || nout != 1))
+    return; // in place is defined for one input and one output
+  purlinColl_t h = collFor(*k.c, k.R, k.count);
+  // Device buffers: one allocation per rank and buffer; in place, the input
+  // lies inside the output (or the output inside the input) at rank r's
+  // block when sizes differ (NCCL's convention), at 0 when equal.
+  std::vector<void *> dev(k.R * nb, nullptr), allocs;
+  std::vector<int64_t> inOff(k.R, 0), outOff(k.R, 0);
+  for (int r = 0; r < k.R; ++r) {
+    if (k.inplace) {
+      int64_t ib = data[r][inBuf].size(), ob = data[r][outBuf].size();
+      int64_t big = ib > ob ? ib : ob;
+      char *p = nullptr;
+      CUDA_OK(cudaMalloc(&p, big > 0 ? big : 16));
+      allocs.push_back(p);
+      if (ob > ib && (r + 1) * ib <= ob)
+        inOff[r] = r * ib;
+      if (ib > ob && (r + 1) * ob <= ib)
+        outOff[r] = r * ob;
+      dev[r * nb + inBuf] = p + inOff[r];
+      dev[r * nb + outBuf] = p + outOff[r];
+      // Initial region: poison, then the input over it; the expected output
+      // starts from that content.
+      std::vector<uint8_t> region(big, kPoison);
+      std::memcpy(region.data() + inOff[r], data[r][inBuf].data(), ib);
+      CUDA_OK(cudaMemcpy(p, region.data(), big, cudaMemcpyHostToDevice));
+      std::memcpy(data[r][outBuf].data(), region.data() + outOff[r], ob);
+    } else {
+      for (int i = 0; i < nb; ++i) {
+        void *p = nullptr;
+        size_t sz = data[r][i].size();
+        CUDA_OK(cudaMalloc(&p, sz > 0 ? sz : 16));
+        allocs.push_back(p);
+        dev[r * nb + i] = p;
+        CUDA_OK(cudaMemcpy(p, data[r][i].data(), sz, cudaMemcpyHostToDevice));
+      }
+    }
+  }
+  purlinArgs a = {};
+  a.dtype = (int)k.t;
+  a.op = (int)k.op;
+  a.scalars = scalars.data();
+  a.nscalars = (int)scalars.size();
+  a.buffers = dev.data();
+  purlinStatus st = purlinLaunch(h, &a);
+  bool anySafe = false;
+  for (int i = 0; i < k.c->info->nplans; ++i)
+    anySafe |= k.c->info->plans[i].inplace_safe != 0;
+  if (k.inplace && !anySafe) {
+    CHECK(st == PURLIN_ERR_NO_PLAN, "%s: expected PURLIN_ERR_NO_PLAN, got %d",
+          caseText(k).c_str(), (int)st);
+  } else if (st != PURLIN_SUCCESS) {
+    CHECK(false, "%s: purlinLaunch: %s", caseText(k).c_str(),
+          purlinGetLastError());
+  } else {
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      std::printf("FATAL %s: %s\n", caseText(k).c_str(), cudaGetErrorString(e));
+      std::exit(1);
+    }
+    CHECK(purlinCommCheck(commFor(k.R)) == PURLIN_SUCCESS, "%s: %s",
+          caseText(k).c_str(), purlinGetLastError());
+    if (!referenceEvaluate(d, b, data, err)) {
+      CHECK(false, "%s: reference: %s", caseText(k).c_str(), err.c_str());
+    } else {
+      bool same = true;
+      for (int r = 0; r < k.R && same; ++r)
+        for (int i = 0; i < nb && same; ++i) {
+          if (d.buffers[i].role != BufferRole::Out)
+            continue;
+          std::vector<uint8_t> got(data[r][i].size());
+          CUDA_OK(cudaMemcpy(got.data(), dev[r * nb + i], got.size(),
+                             cudaMemcpyDeviceToHost));
+          if (got != data[r][i]) {
+            size_t j = 0;
+            while (got[j] == data[r][i][j])
+              ++j;
+            CHECK(false, "%s [%s]: rank %d buffer %s element %zu differs",
+                  caseText(k).c_str(), purlinCollLastPlan(h), r,
+                  d.buffers[i].name.c_str(), j / es);
+            same = false;
+          }
+        }
+      if (same)
+        ++gPassed;
+    }
+  }
+  for (void *p : allocs)
+    cudaFree(p);
+}
+
+// ---------------------------------------------------------------------------
+// CUDA-graph replays, checked on the device: each replay adds 1 to every
+// input element, poisons the outputs, runs the all-reduce (i32 sum) and
+// compares every output element with base + R * replay.
+// ---------------------------------------------------------------------------
+__global__ void bumpInputs(int32_t *const *x, int R, int64_t n, int *iter) {
+  for (int r = 0; r < R; ++r)
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+      x[r][i] += 1;
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    ++*iter; // read by checkOutputs, the next kernel
+}
+__global__ void checkOutputs(int32_t *const *y, int R, int64_t n,
+                             const int32_t *base, const int *iter,
+                             unsigned long long *bad) {
+  const uint32_t add = (uint32_t)R * (uint32_t)*iter;
+  for (int r = 0; r < R; ++r)
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+      if ((uint32_t)y[r][i] != (uint32_t)base[i] + add)
+        atomicAdd(bad, 1ull);
+}
+
+void graphReplays(const Coll &c, int R, int64_t count, int replays) {
+  if (c.desc.buffers.size() != 2)
+    return;
+  purlinColl_t h = collFor(c, R, count);
+  std::vector<int32_t *> x(R), y(R);
+  std::vector<std::vector<int32_t>> hx(R, std::vector<int32_t>(count));
+  std::vector<int32_t> base(count, 0);
+  for (int r = 0; r < R; ++r) {
+    fillRandom(DType::I32, (uint8_t *)hx[r].data(), count, 77 + r);
+    for (int64_t i = 0; i < count; ++i)
+      base[i] = (int32_t)((uint32_t)base[i] + (uint32_t)hx[r][i]);
+    CUDA_OK(cudaMalloc(&x[r], count * 4));
+    CUDA_OK(cudaMalloc(&y[r], count * 4));
+    CUDA_OK(cudaMemcpy(x[r], hx[r].data(), count * 4, cudaMemcpyHostToDevice));
+  }
+  int32_t **dx, **dy, *dbase;
+  int *iter;
+  unsigned long long *bad;
+  CUDA_OK(cudaMalloc(&dx, R * sizeof(void *)));
+  CUDA_OK(cudaMalloc(&dy, R * sizeof(void *)));
+  CUDA_OK(cudaMalloc(&dbase, count * 4));
+  CUDA_OK(cudaMalloc(&iter, sizeof(int)));
+  CUDA_OK(cudaMalloc(&bad, sizeof(unsigned long long)));
+  CUDA_OK(cudaMemcpy(dx, x.data(), R * sizeof(void *), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dy, y.data(), R * sizeof(void *), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dbase, base.data(), count * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(iter, 0, sizeof(int)));
+  CUDA_OK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+  std::vector<void *> bufs(2 * R);
+  for (int r = 0; r < R; ++r) {
+    bufs[2 * r] = x[r];
+    bufs[2 * r + 1] = y[r];
+  }
+  int64_t sc = count;
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void *streams[1] = {s};
+  purlinArgs a = {PURLIN_I32, PURLIN_SUM, &sc, 1, nullptr, 0, bufs.data(), streams};
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  bumpInputs<<<64, 256, 0, s>>>(dx, R, count, iter);
+  for (int r = 0; r < R; ++r)
+    CUDA_OK(cudaMemsetAsync(y[r], 0xA5, count * 4, s));
+  purlinStatus st = purlinLaunch(h, &a);
+  checkOutputs<<<64, 256, 0, s>>>(dy, R, count, dbase, iter, bad);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CHECK(st == PURLIN_SUCCESS, "graph capture: %s", purlinGetLastError());
+  if (st == PURLIN_SUCCESS) {
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+    for (int i = 0; i < replays; ++i)
+      CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    unsigned long long nbad = 0;
+    int it = 0;
+    CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&it, iter, sizeof it, cudaMemcpyDeviceToHost));
+    CHECK(nbad == 0 && it == replays && purlinCommCheck(commFor(R)) == 0,
+          "%s R=%d count=%lld: %d graph replays [%s]: %llu wrong elements, "
+          "%d replays seen",
+          c.name.c_str(), R, (long long)count, replays, purlinCollLastPlan(h),
+          nbad, it);
+    cudaGraphExecDestroy(ge);
+  }
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  for (int r = 0; r < R; ++r) {
+    cudaFree(x[r]);
+    cudaFree(y[r]);
+  }
+  cudaFree(dx), cudaFree(dy), cudaFree(dbase), cudaFree(iter), cudaFree(bad);
+}
+
+// ---------------------------------------------------------------------------
+// Validation and the timeout.
+// ---------------------------------------------------------------------------
+void errorTests(const Coll &c) {
+  int devs[40] = {0};
+  purlinComm_t bad = nullptr;
+  CHECK(purlinCommCreate(&bad, 0, devs) == PURLIN_ERR_BAD_RANK_COUNT,
+        "0 ranks");
+  CHECK(purlinCommCreate(&bad, 33, devs) == PURLIN_ERR_BAD_RANK_COUNT,
+        "33 ranks");
+  int missing[2] = {0, 99};
+  CHECK(purlinCommCreate(&bad, 2, missing) == PURLIN_ERR_NO_DEVICE,
+        "missing GPU: %s", purlinGetLastError());
+  const int R = 2;
+  purlinColl_t h = collFor(c, R, 1024);
+  void *p;
+  CUDA_OK(cudaMalloc(&p, 1 << 20));
+  char *q = (char *)p;
+  std::vector<void *> bufs = {q, q + 65536, q + 131072, q + 196608};
+  int64_t sc = 256;
+  purlinArgs a = {PURLIN_F32, PURLIN_SUM, &sc, 1, nullptr, 0, bufs.data(), nullptr};
+  CHECK(purlinLaunch(h, &a) == PURLIN_SUCCESS, "valid launch: %s",
+        purlinGetLastError());
+  purlinArgs x = a;
+  x.dtype = 99;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_UNSUPPORTED_TYPE, "bad dtype");
+  x = a;
+  x.op = PURLIN_COPY;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_UNSUPPORTED_OP, "bad op");
+  int64_t big = 4096;
+  x = a;
+  x.scalars = &big;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE, "count beyond max: %s",
+        purlinGetLastError());
+  std::vector<void *> nb = bufs;
+  nb[1] = nullptr;
+  x = a;
+  x.buffers = nb.data();
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_NULL_BUFFER, "null buffer");
+  std::vector<void *> mis = bufs;
+  mis[2] = q + 131073;
+  x = a;
+  x.buffers = mis.data();
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_MISALIGNED, "misaligned buffer");
+  CUDA_OK(cudaDeviceSynchronize());
+  // Timeout: rank 0 runs ahead by 5 epochs, so it waits for notifications
+  // that never come; its peer then waits for rank 0's. Both give up.
+  {
+    purlinComm_t tc;
+    int d2[2] = {0, 0};
+    CHECK(purlinCommCreate(&tc, 2, d2) == 0, "comm: %s", purlinGetLastError());
+    purlinCommSetTimeout(tc, 0.2);
+    purlinColl_t th;
+    CHECK(purlinCollCreate(&th, tc, c.info, "C=1024") == 0, "coll: %s",
+          purlinGetLastError());
+    for (int plan = 0; plan < c.info->nplans; ++plan)
+      purlin::rt::testAdvanceEpoch(th, plan, 0, 5);
+    CHECK(purlinLaunch(th, &a) == PURLIN_SUCCESS, "launch: %s",
+          purlinGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    CHECK(purlinCommCheck(tc) == PURLIN_ERR_TIMEOUT, "timeout not reported");
+    std::printf("  timeout reported: %s\n", purlinGetLastError());
+    CHECK(purlinLaunch(th, &a) == PURLIN_ERR_TIMEOUT,
+          "next call after a timeout");
+    purlinCollDestroy(th);
+    purlinCommDestroy(tc);
+  }
+  cudaFree(p);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "--quick")
+      gOpt.quick = true;
+    else if (s == "--large")
+      gOpt.large = true;
+    else if (s == "--sanitize")
+      gOpt.sanitize = true;
+    else if (s == "--only" && i + 1 < argc)
+      gOpt.only = argv[++i];
+  }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::printf("SKIPPED: no CUDA GPU\n");
+    return 0;
+  }
+  int n = 0;
+  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
+  std::vector<Coll> colls;
+  for (int i = 0; i < n; ++i) {
+    Coll c;
+    c.name = gc[i].name;
+    c.info = gc[i].info();
+    std::string err;
+    if (!readDesc(c.info->desc, c.desc, err)) {
+      CHECK(false, "%s: bad description: %s", c.name.c_str(), err.c_str());
+      continue;
+    }
+    for (auto &p : c.desc.params) {
+      c.reduces |= p.kind == ParamKind::Op;
+      c.tables |= p.kind == ParamKind::Table;
+    }
+    for (auto &cl : c.desc.clauses)
+      c.reduces |= cl.op != RedOp::Copy;
+    if (gOpt.only.empty() || gOpt.only == c.name)
+      colls.push_back(c);
+  }
+  std::printf("purlin-gpu-test: %d collectives\n", (int)colls.size());
+  const RedOp kOps[] = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max,
+                        RedOp::Avg};
+  uint64_t seed = 1;
+  for (const Coll &c : colls) {
+    if (c.tables) {
+      std::printf("  %s: table parameters not supported yet, skipped\n",
+                  c.name.c_str());
+      continue;
+    }
+    int before = gFailed, pbefore = gPassed;
+    std::vector<int> Rs = gOpt.sanitize ? std::vector<int>{2}
+                                        : std::vector<int>{2, 4, 8};
+    for (int R : Rs)
+      for (int t = 0; t < kNumDTypes; ++t) {
+        std::vector<RedOp> ops;
+        if (!c.reduces)
+          ops = {RedOp::Copy};
+        else
+          ops.assign(kOps, kOps + 5);
+        for (RedOp op : ops) {
+          std::vector<int64_t> counts = {0, 1, 7, 1037, 100003};
+          bool full = op == RedOp::Sum || op == RedOp::Max || op == RedOp::Copy;
+          if (full && !gOpt.quick)
+            counts.push_back((1 << 20) / dtypeSize((DType)t)); // 1 MiB
+          if (gOpt.sanitize)
+            counts = {1, 1037};
+          for (int64_t cnt : counts)
+            for (int ip = 0; ip < 2; ++ip)
+              runCase({&c, R, (DType)t, op, cnt, ip == 1, seed++});
+          if (gOpt.sanitize)
+            break;
+        }
+        if (gOpt.sanitize && t >= 2)
+          break;
+      }
+    std::printf("  %s: %d passed, %d failed\n", c.name.c_str(),
+                gPassed - pbefore, gFailed - before);
+  }
+  if (gOpt.large && !gOpt.sanitize)
+    for (const Coll &c : colls) {
+      // 256 MiB per rank (the largest buffer), 8 ranks.
+      if (c.name == "all_reduce")
+        runCase({&c, 8, DType::BF16, RedOp::Sum, (256ll << 20) / 2, false, 99});
+      if (c.name == "all_to_all")
+        runCase({&c, 8, DType::F32, RedOp::Copy, (256ll << 20) / 4 / 8, false, 98});
+      std::fflush(stdout);
+    }
+  for (const Coll &c : colls)
+    if (c.name == "all_reduce") {
+      graphReplays(c, 8, 2048, gOpt.sanitize ? 10 : 10000); // 8 KiB per rank
+      if (!gOpt.sanitize)
+        graphReplays(c, 8, 1 << 18, 1000); // 1 MiB per rank (two-shot)
+      if (!gOpt.sanitize)
+        errorTests(c);
+    }
+  for (auto &kv : gColls)
+    purlinCollDestroy(kv.second);
+  for (auto &kv : gComms)
+    purlinCommDestroy(kv.second);
+  std::printf("%d passed, %d failed\n", gPassed, gFailed);
+  return gFailed ? 1 : 0;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The one command for the GPU machine (no MLIR there): configure, build the
+# runtime, the generated kernels, the GPU tests and the benchmark; run the
+# tests, compute-sanitizer on a small case, the benchmarks; summary last.
+#
+#   tools/gpu.sh [GEN_DIR]     GEN_DIR: purlinc outputs (default gen/, else
+#                              the stand-ins of test/gpu/fixtures)
+# Env: OUT (logs folder, default build-gpu/logs), PURLIN_GPU_QUICK=1 (fewer
+# cases, no large sizes, short sweeps).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GEN=${1:-gen}
+[ -n "$(ls "$GEN"/*.purlin.cu 2>/dev/null)" ] || GEN=
+LOG=${OUT:-build-gpu/logs}
+mkdir -p "$LOG"
+summary=()
+step() { summary+=("$1"); echo "== $1"; }
+
+cmake -G Ninja -S . -B build-gpu -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 ${GEN:+-DPURLIN_GEN_DIR=$PWD/$GEN} >"$LOG/configure.log" 2>&1 \
+  || { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
+t0=$(date +%s)
+ninja -C build-gpu -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 \
+  || { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+step "build: ok in $(( $(date +%s) - t0 )) s (gen: ${GEN:-test/gpu/fixtures})"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
+
+T=build-gpu/test/gpu/purlin-gpu-test
+B=build-gpu/tools/purlin-bench/purlin-bench
+if [ "${PURLIN_GPU_QUICK:-0}" = 1 ]; then targs=--quick; else targs=--large; fi
+t0=$(date +%s)
+$T $targs 2>&1 | tee "$LOG/gpu-test.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -60
+step "gpu tests ($targs, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test.log")"
+
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 $T --sanitize --only all_reduce \
+      >"$LOG/sanitizer-$tool.log" 2>&1
+    step "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/sanitizer-$tool.log" | tail -1) / $(grep -E 'passed' "$LOG/sanitizer-$tool.log" | tail -1)"
+  done
+fi
+
+E=256M; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && E=64M
+{
+  $B -C all_reduce -g 8 -d bf16 -o sum -b 8 -e $E -f 4 -n 20 -w 5 -c 1
+  $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1
+  $B -C all_gather -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1
+  $B -C reduce_scatter -g 8 -d bf16 -o sum -b 1K -e $E -f 16 -n 20 -w 5 -c 1
+  $B -C all_to_all -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1
+} 2>&1 | tee "$LOG/bench.log" | grep -v "^# size"
+step "bench: see $LOG/bench.log"
+echo "== summary"
+printf '%s\n' "${summary[@]}"
