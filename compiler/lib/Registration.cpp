@@ -1,18 +1,19 @@
 #include "purlin/Registration.h"
 
 #include "purlin/Dialect/Layout/LayoutOps.h"
+#include "purlin/Dialect/Snac/SnacOps.h"
+#include "purlin/Passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 namespace purlin {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<layout::LayoutDialect>();
-  // Add the snac dialect here.
+  registry.insert<layout::LayoutDialect, snac::SnacDialect>();
 }
 
 void registerAllPasses() {
-  // Add the generated registerPasses() of each pass library here.
+  registerPurlinPasses();
 }
 
 } // namespace purlin

@@ -14,6 +14,10 @@ Examples:
   purlinc examples/all_reduce.purlin --emit=desc      the plain description
   purlinc examples/broadcast.purlin --ranks 8 --root 3 --dtype bf16
   purlinc examples/all_to_all_v.purlin -D R=2 -D cnt=1:2:0:2 -D M=2
+  purlinc examples/all_reduce.purlin --emit=snac      inferred, checked programs
+  purlinc examples/all_reduce.purlin --emit=plan --strategy=staged --chunks=4
+  purlinc examples/all_reduce.purlin --emit=cuda --target=sm_90
+  purlinc examples/all_reduce.purlin --target=host -o gen/host   compile
 
 Parameters left unbound stay symbolic: the collective is then verified under
 small sample values (R of 1, 2, 3 and 5, ...). Bound values are verified as
@@ -54,7 +58,19 @@ int main(int argc, char **argv) {
                  "bind every redop parameter (sum, prod, min, max, avg)");
   app.add_flag("--print-locs", printLocs,
                "with --emit=layout, print the source location of every op");
-  // Later: --target=host|sm_80|sm_90|sm_100, with --emit=snac|atom|cuda.
+  purlin::EmitOptions opts;
+  std::string targetDir;
+  auto *targetOpt = app.add_option(
+      "--target", opts.target,
+      "compile for host, sm_80, sm_90 or sm_100: with -o DIR (and no --emit) "
+      "writes DIR/NAME.purlin.{cpp|cu,h} and DIR/registry.cpp");
+  app.add_option("--strategy", opts.strategy,
+                 "SNAC strategy: auto (default: the size chooser), direct, "
+                 "direct_copy, two_shot, two_shot_copy, staged");
+  app.add_option("--lanes", opts.lanes, "lanes per rank (0: default)");
+  app.add_option("--chunks", opts.chunks, "pipeline chunks (0: default)");
+  app.add_option("--small-bytes", opts.smallBytes,
+                 "auto: one-shot below this many bytes per rank");
 
   try {
     app.parse(argc, argv);
@@ -68,6 +84,13 @@ int main(int argc, char **argv) {
   if (*rootOpt)
     bind.root = root;
 
+  // --target with -o and no --emit: compile into a folder.
+  bool toDir = *targetOpt && !app.count("--emit");
+  if (toDir && output == "-") {
+    llvm::errs() << "purlinc: error: --target without --emit writes files: "
+                    "give the output folder with -o DIR\n";
+    return 2;
+  }
   auto emitKind = purlin::parseEmitKind(emitName);
   if (!emitKind) {
     llvm::errs() << "purlinc: error: unknown --emit value '" << emitName
@@ -91,7 +114,13 @@ int main(int argc, char **argv) {
   if (!purlin::verifySource(src, c, llvm::errs()))
     return 1;
 
-  purlin::EmitOptions opts;
+  if (toDir) {
+    if (!purlin::compileToDir(c, src.path, opts, output, error)) {
+      llvm::errs() << "purlinc: error: " << error << "\n";
+      return 1;
+    }
+    return 0;
+  }
   opts.kind = *emitKind;
   opts.printLocations = printLocs;
   std::string text;

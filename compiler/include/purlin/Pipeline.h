@@ -6,6 +6,7 @@
 // parseEmitKind/emitKindNames, and its case in emit() (Pipeline.cpp).
 #pragma once
 
+#include "purlin/Plan/Plan.h"
 #include "purlin/core/Collective.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -58,7 +59,10 @@ bool verifySource(const Source &src, const Collective &c,
 enum class EmitKind {
   Layout, // the layout dialect (MLIR)
   Desc,   // the plain description (purlin/core/Collective.h, writeDesc)
-  // Later stages go here: Snac, Atom, Cuda.
+  Snac,   // the layout dialect plus its inferred, checked snac programs
+  Plan,   // the snac programs as plain plan text (purlin/Plan/Plan.h)
+  Atom,   // the plans lowered to executor/atom calls, for --target
+  Cuda,   // the CUDA source for a GPU --target (sm_80, sm_90, sm_100)
 };
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 /// The accepted --emit values, for messages and --help: "layout, desc".
@@ -67,8 +71,25 @@ std::string emitKindNames();
 struct EmitOptions {
   EmitKind kind = EmitKind::Layout;
   bool printLocations = false; // Layout: print loc(...) attributes
-  // Later: the target (host, sm_80, sm_90, sm_100) and pass options.
+  std::string target = "host";   // host, sm_80, sm_90, sm_100
+  std::string strategy = "auto"; // purlin-snac-infer options
+  int lanes = 0, chunks = 0;
+  int64_t smallBytes = 256 * 1024;
+  int checkRanks = 5;            // purlin-snac-check max-ranks
 };
+
+/// Runs SNAC inference and the checker on `c`; returns its checked plans.
+/// Problems are reported to `errs` (the checker's at the program step).
+bool inferAndCheck(const Collective &c, llvm::StringRef filename,
+                   const EmitOptions &opts, std::vector<Plan> *plans,
+                   std::string *snacText, std::string &error);
+
+/// Compiles `c` for `opts.target` into `dir`: NAME.purlin.{cpp|cu} and
+/// NAME.purlin.h, and rewrites dir/registry.cpp to list every collective
+/// whose header is in `dir` (so a program can link all of them).
+bool compileToDir(const Collective &c, llvm::StringRef filename,
+                  const EmitOptions &opts, const std::string &dir,
+                  std::string &error);
 
 /// The layout dialect of `c` as MLIR text (a module holding one
 /// layout.collective, with FileLineColLoc locations from `filename`).

@@ -1,0 +1,54 @@
+// The passes of purlin (TableGen declares them; impl::*Base classes and the
+// registration are generated).
+#ifndef PURLIN_PASSES_TD
+#define PURLIN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
+  let summary = "infer Stage / Notify / Consume programs from layouts";
+  let description = [{
+    For every `layout.collective` of the module, adds the `snac.program`s
+    of its strategies after it. The programs are derived from each name
+    clause's rank roles (who contributes, who receives), never from the
+    collective's name. With `strategy=auto` (the default), the chooser's set
+    of programs with their size bands: one-shot (`direct`) for small
+    messages, `two_shot` for large reductions that many ranks receive, and
+    the in-place-safe variants (`direct_copy`, `two_shot_copy`).
+
+    ```mlir
+    // purlin-opt --purlin-snac-infer="strategy=staged chunks=4"
+    ```
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"auto\"",
+           "direct, direct_copy, two_shot, two_shot_copy, staged or auto">,
+    Option<"lanes", "lanes", "int", "0",
+           "lanes per rank (0: the chooser's default)">,
+    Option<"chunks", "chunks", "int", "0",
+           "chunks of the staged strategy's pipeline (0: default, 4)">,
+    Option<"smallBytes", "small-bytes", "int64_t", "262144",
+           "auto: below this many bytes per rank, one-shot">,
+  ];
+  let dependentDialects = ["::purlin::snac::SnacDialect"];
+}
+
+def SnacCheck : Pass<"purlin-snac-check", "::mlir::ModuleOp"> {
+  let summary = "prove snac programs free of races and deadlocks";
+  let description = [{
+    Simulates every `snac.program` for 1 to `max-ranks` ranks over two
+    launches in a row with its lanes running freely, tracking
+    happens-before through notify and wait. Reports, at the step: a read or
+    write of a place not ordered with a peer's write (a missing wait, or a
+    buffer reused before its consumer is done), a wait no notify satisfies
+    (deadlock), and steps that do not cover the collective. Sets
+    `inplace_safe` on programs that are also right with each rank's outputs
+    aliasing its inputs.
+  }];
+  let options = [
+    Option<"maxRanks", "max-ranks", "int", "5",
+           "check for every rank count from 1 to this">,
+  ];
+}
+
+#endif // PURLIN_PASSES_TD

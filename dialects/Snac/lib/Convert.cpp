@@ -1,0 +1,121 @@
+#include "purlin/Dialect/Snac/Convert.h"
+
+using namespace mlir;
+
+namespace purlin {
+namespace snac {
+
+ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
+                     StringRef collective, const Plan &p) {
+  auto prog = b.create<ProgramOp>(
+      loc, b.getStringAttr(name), FlatSymbolRefAttr::get(b.getContext(), collective),
+      b.getStringAttr(p.strategy), b.getI64IntegerAttr(p.lanes),
+      b.getI64IntegerAttr(p.chunks), b.getI64IntegerAttr(p.minBytes),
+      b.getI64IntegerAttr(p.maxBytes),
+      p.inplaceSafe ? b.getUnitAttr() : UnitAttr());
+  Block *body = new Block();
+  prog.getBody().push_back(body);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(body);
+  for (auto &s : p.signals)
+    b.create<SignalOp>(loc, b.getStringAttr(s));
+  ChunksOp chunks;
+  for (const Step &st : p.steps) {
+    if (st.chunked && !chunks) {
+      b.setInsertionPointToEnd(body);
+      chunks = b.create<ChunksOp>(loc);
+      chunks.getBody().push_back(new Block());
+      b.setInsertionPointToEnd(&chunks.getBody().front());
+    } else if (!st.chunked && chunks) {
+      chunks = ChunksOp();
+      b.setInsertionPointToEnd(body);
+    }
+    auto clause = b.getI64IntegerAttr(st.clause);
+    switch (st.kind) {
+    case StepKind::Stage:
+      b.create<StageOp>(loc, StageModeAttr::get(b.getContext(), (StageMode)st.stage),
+                        clause);
+      break;
+    case StepKind::Notify:
+      b.create<NotifyOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
+                         PeerSetAttr::get(b.getContext(), (PeerSet)st.peers), clause);
+      break;
+    case StepKind::Wait:
+      b.create<WaitOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
+                       PeerSetAttr::get(b.getContext(), (PeerSet)st.peers), clause,
+                       st.allLanes ? b.getUnitAttr() : UnitAttr());
+      break;
+    case StepKind::Consume:
+      b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
+                          SourceAttr::get(b.getContext(), (Source)st.src),
+                          DestAttr::get(b.getContext(), (Dest)st.dst), clause);
+      break;
+    }
+  }
+  return prog;
+}
+
+LogicalResult exportPlan(ProgramOp op, Plan &out,
+                         SmallVectorImpl<Operation *> &steps) {
+  out = Plan();
+  out.strategy = op.getStrategy().str();
+  out.lanes = (int)op.getLanes();
+  out.chunks = (int)op.getChunks();
+  out.minBytes = op.getMinBytes();
+  out.maxBytes = op.getMaxBytes();
+  out.inplaceSafe = op.getInplaceSafe();
+  llvm::StringMap<int> sigIndex;
+  for (Operation &o : op.getBodyBlock())
+    if (auto s = dyn_cast<SignalOp>(o)) {
+      sigIndex[s.getSymName()] = (int)out.signals.size();
+      out.signals.push_back(s.getSymName().str());
+    }
+  std::function<LogicalResult(Block &, bool)> walk = [&](Block &blk,
+                                                          bool chunked) {
+    for (Operation &o : blk) {
+      if (auto c = dyn_cast<ChunksOp>(o)) {
+        if (chunked)
+          return o.emitOpError("chunk loops do not nest"), failure();
+        if (failed(walk(c.getBody().front(), true)))
+          return failure();
+        continue;
+      }
+      if (isa<SignalOp>(o))
+        continue;
+      Step st;
+      st.chunked = chunked;
+      st.loc.tag = (int)steps.size();
+      if (auto s = dyn_cast<StageOp>(o)) {
+        st.kind = StepKind::Stage;
+        st.clause = (int)s.getClause();
+        st.stage = (purlin::StageMode)s.getMode();
+      } else if (auto n = dyn_cast<NotifyOp>(o)) {
+        st.kind = StepKind::Notify;
+        st.clause = (int)n.getClause();
+        st.signal = sigIndex.lookup(n.getSignal());
+        st.peers = (purlin::PeerSet)n.getPeers();
+      } else if (auto w = dyn_cast<WaitOp>(o)) {
+        st.kind = StepKind::Wait;
+        st.clause = (int)w.getClause();
+        st.signal = sigIndex.lookup(w.getSignal());
+        st.peers = (purlin::PeerSet)w.getPeers();
+        st.allLanes = w.getAllLanes();
+      } else if (auto c = dyn_cast<ConsumeOp>(o)) {
+        st.kind = StepKind::Consume;
+        st.clause = (int)c.getClause();
+        st.sel = (purlin::Selection)c.getSel();
+        st.src = (purlin::SourceKind)c.getSrc();
+        st.dst = (purlin::DestKind)c.getDst();
+      } else {
+        return o.emitOpError("unexpected op in a snac.program"), failure();
+      }
+      steps.push_back(&o);
+      out.steps.push_back(st);
+    }
+    return success();
+  };
+  return walk(op.getBodyBlock(), false);
+}
+
+} // namespace snac
+} // namespace purlin

@@ -1,0 +1,98 @@
+#include "purlin/Dialect/Snac/SnacOps.h"
+#include "purlin/Dialect/Layout/LayoutOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+using namespace purlin::snac;
+
+#include "purlin/Dialect/Snac/SnacDialect.cpp.inc"
+#include "purlin/Dialect/Snac/SnacEnums.cpp.inc"
+
+void SnacDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "purlin/Dialect/Snac/Snac.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "purlin/Dialect/Snac/Snac.cpp.inc"
+
+namespace {
+ProgramOp programOf(Operation *op) {
+  return op->getParentOfType<ProgramOp>();
+}
+
+// The number of name clauses of the collective a program is for, or -1
+// when the collective cannot be found (a program may stand alone in tests).
+int64_t clauseCount(ProgramOp prog) {
+  Operation *parent = prog->getParentOp();
+  auto coll = parent ? mlir::SymbolTable::lookupNearestSymbolFrom<
+                           purlin::layout::CollectiveOp>(parent, prog.getCollectiveAttr())
+                     : purlin::layout::CollectiveOp();
+  if (!coll)
+    return -1;
+  int64_t n = 0;
+  for (Operation &op : coll.getBodyBlock())
+    n += isa<purlin::layout::NamesOp>(op);
+  return n;
+}
+
+LogicalResult checkClause(Operation *op, int64_t clause) {
+  ProgramOp prog = programOf(op);
+  if (clause < 0)
+    return op->emitOpError("clause must not be negative");
+  int64_t n = prog ? clauseCount(prog) : -1;
+  if (n >= 0 && clause >= n)
+    return op->emitOpError("clause ") << clause << " out of range: @"
+           << prog.getCollective() << " has " << n << " name clause(s)";
+  return success();
+}
+
+LogicalResult checkSignal(Operation *op, FlatSymbolRefAttr sig,
+                          int64_t clause) {
+  ProgramOp prog = programOf(op);
+  if (!prog || !mlir::SymbolTable::lookupSymbolIn(prog, sig.getAttr()))
+    return op->emitOpError("unknown signal ") << sig;
+  return checkClause(op, clause);
+}
+} // namespace
+
+LogicalResult ProgramOp::verify() {
+  if (getLanes() < 1 || getLanes() > 1024)
+    return emitOpError("lanes must lie in [1, 1024], got ") << getLanes();
+  if (getChunks() < 1 || getChunks() > 64)
+    return emitOpError("chunks must lie in [1, 64], got ") << getChunks();
+  if (getMinBytes() < 0 ||
+      (getMaxBytes() >= 0 && getMaxBytes() <= getMinBytes()))
+    return emitOpError("band [") << getMinBytes() << ", " << getMaxBytes()
+                                 << ") is empty";
+  Operation *parent = getOperation()->getParentOp();
+  auto coll = parent ? mlir::SymbolTable::lookupNearestSymbolFrom<
+                           purlin::layout::CollectiveOp>(parent, getCollectiveAttr())
+                     : purlin::layout::CollectiveOp();
+  if (!coll)
+    return emitOpError("no layout.collective named ") << getCollectiveAttr();
+  return success();
+}
+
+LogicalResult NotifyOp::verify() {
+  return checkSignal(*this, getSignalAttr(), getClause());
+}
+LogicalResult WaitOp::verify() {
+  return checkSignal(*this, getSignalAttr(), getClause());
+}
+LogicalResult ConsumeOp::verify() {
+  if (getSel() == Selection::mine && getDst() != Dest::self)
+    return emitOpError("a consume of the names a rank receives ('mine') "
+                       "writes to 'self'");
+  if (getSel() == Selection::owned && getDst() != Dest::all)
+    return emitOpError("a consume of owned parts writes to every "
+                       "destination ('all')");
+  if (getSel() == Selection::owned && getSrc() == Source::staging)
+    return emitOpError("a consume of owned parts reads inputs or scratch, "
+                       "not staging");
+  return checkClause(*this, getClause());
+}

@@ -1,0 +1,139 @@
+#ifndef PURLIN_DIALECT_SNAC_OPS_TD
+#define PURLIN_DIALECT_SNAC_OPS_TD
+
+include "purlin/Dialect/Snac/SnacDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Snac_ProgramOp : Snac_Op<"program", [
+    Symbol, SymbolTable, SingleBlock, NoTerminator, IsolatedFromAbove]> {
+  let summary = "the SPMD program of one strategy of a collective";
+  let description = [{
+    What every rank runs on each of its `lanes` lanes, for the collective
+    `of` names, with `chunks` chunks in the chunk loop. `band` is the size
+    range (bytes of the largest buffer of one rank, `[min, max)`, max -1: no
+    limit) the default chooser picked the program for; `inplace_safe` is
+    set by `purlin-snac-check` when the program is right with outputs
+    aliasing inputs.
+
+    ```mlir
+    snac.program @all_reduce_direct of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144) {
+      snac.signal @ready
+      snac.signal @done
+      snac.stage expose clause 0
+      snac.notify @ready to dsts clause 0
+      snac.wait @ready from srcs clause 0
+      snac.consume mine from input to self clause 0
+      snac.notify @done to srcs clause 0
+      snac.wait @done from dsts clause 0
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$collective,
+                   StrAttr:$strategy, I64Attr:$lanes, I64Attr:$chunks,
+                   I64Attr:$min_bytes, I64Attr:$max_bytes,
+                   UnitAttr:$inplace_safe);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
+    `band` `[` $min_bytes `,` $max_bytes `)` (`inplace_safe` $inplace_safe^)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Snac_SignalOp : Snac_Op<"signal", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "a signal: one monotonic word per (peer, lane, chunk)";
+  let description = [{
+    ```mlir
+    snac.signal @ready
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let assemblyFormat = "$sym_name attr-dict";
+}
+
+def Snac_ChunksOp : Snac_Op<"chunks", [
+    SingleBlock, NoTerminator, HasParent<"ProgramOp">]> {
+  let summary = "the chunk loop: its steps run once per chunk, in order";
+  let description = [{
+    ```mlir
+    snac.chunks {
+      snac.stage push clause 0
+      snac.notify @data to dsts clause 0
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+class Snac_StepOp<string mnemonic, list<Trait> traits = []>
+    : Snac_Op<mnemonic, !listconcat(traits, [
+        ParentOneOf<["ProgramOp", "ChunksOp"]>])>;
+
+def Snac_StageOp : Snac_StepOp<"stage"> {
+  let summary = "make a clause's contributions reachable by their consumers";
+  let description = [{
+    `expose`: peers read this rank's input in place; `copy`: copy the input
+    into this rank's peer-visible scratch; `push`: write this rank's
+    contributions into each destination's staging slot.
+
+    ```mlir
+    snac.stage push clause 0
+    ```
+  }];
+  let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause);
+  let assemblyFormat = "$mode `clause` $clause attr-dict";
+}
+
+def Snac_NotifyOp : Snac_StepOp<"notify"> {
+  let summary = "release this lane's writes and signal peers with the epoch";
+  let description = [{
+    ```mlir
+    snac.notify @ready to dsts clause 0
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$signal, Snac_PeerSet:$peers,
+                   I64Attr:$clause);
+  let assemblyFormat = "$signal `to` $peers `clause` $clause attr-dict";
+  let hasVerifier = 1;
+}
+
+def Snac_WaitOp : Snac_StepOp<"wait"> {
+  let summary = "wait until peers have notified in this epoch (acquire)";
+  let description = [{
+    With `all_lanes`, waits for every lane of each peer rather than the
+    same lane.
+
+    ```mlir
+    snac.wait @ready from srcs clause 0 all_lanes
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$signal, Snac_PeerSet:$peers,
+                   I64Attr:$clause, UnitAttr:$all_lanes);
+  let assemblyFormat = [{
+    $signal `from` $peers `clause` $clause (`all_lanes` $all_lanes^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Snac_ConsumeOp : Snac_StepOp<"consume"> {
+  let summary = "combine contributions (copy or reduce) into outputs";
+  let description = [{
+    `mine`: the names this rank receives, written to itself; `owned`: part
+    r of all names, written to every destination.
+
+    ```mlir
+    snac.consume owned from input to all clause 0
+    ```
+  }];
+  let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
+                   I64Attr:$clause);
+  let assemblyFormat = "$sel `from` $src `to` $dst `clause` $clause attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // PURLIN_DIALECT_SNAC_OPS_TD
