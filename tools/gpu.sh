@@ -17,7 +17,8 @@ summary=()
 step() { summary+=("$1"); echo "== $1"; }
 
 cmake -G Ninja -S . -B build-gpu -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 ${GEN:+-DPURLIN_GEN_DIR=$PWD/$GEN} >"$LOG/configure.log" 2>&1 \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+  ${GEN:+-DPURLIN_GEN_DIR=$PWD/$GEN} >"$LOG/configure.log" 2>&1 \
   || { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
 t0=$(date +%s)
 ninja -C build-gpu -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 \
@@ -44,6 +45,8 @@ E=256M; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && E=64M
 {
   $B -C all_reduce -g 8 -d bf16 -o sum -b 8 -e $E -f 4 -n 20 -w 5 -c 1
   $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1
+  echo "# the same with PURLIN_COOPERATIVE=0 (plain launch after an occupancy check)"
+  PURLIN_COOPERATIVE=0 $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1
   $B -C all_gather -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1
   $B -C reduce_scatter -g 8 -d bf16 -o sum -b 1K -e $E -f 16 -n 20 -w 5 -c 1
   $B -C all_to_all -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1

@@ -28,11 +28,19 @@ __device__ __forceinline__ uint64_t globalTimerNs() {
   return t;
 }
 
-/// Signal: called by the lane leader after the lane's barrier. The fence
-/// makes the whole lane's writes (ordered before the barrier) visible at
-/// system scope before the word; the store itself is a release.
-__device__ __forceinline__ void signalWord(uint64_t *w, uint64_t v) {
-  __threadfence_system();
+__device__ __forceinline__ void fenceAcqRelSys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+/// Signal: called by the lane leader after the lane's barrier. `fence`
+/// (the first signal after a barrier) orders the whole lane's writes,
+/// ordered before the barrier, before the words at system scope; each store
+/// is a release. One fence per notify, not per peer: system-scope fences
+/// cost microseconds.
+__device__ __forceinline__ void signalWord(uint64_t *w, uint64_t v,
+                                           bool fence) {
+  if (fence)
+    fenceAcqRelSys();
   storeReleaseSys(w, v);
 }
 

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "common/entry.h"
 #include "common/exec.h"
@@ -38,9 +39,15 @@ public:
   __device__ int lane() const { return lane_; }
   __device__ const exec::Shared &shared() const { return S_; }
   __device__ uint64_t epoch() const { return epoch_; }
-  __device__ void barrier() { __syncthreads(); }
+  __device__ void barrier() {
+    __syncthreads();
+    fenced_ = false;
+  }
   __device__ bool leader() const { return threadIdx.x == 0; }
-  __device__ void signal(uint64_t *w, uint64_t v) { signalWord(w, v); }
+  __device__ void signal(uint64_t *w, uint64_t v) {
+    signalWord(w, v, !fenced_);
+    fenced_ = true;
+  }
   __device__ bool wait(const uint64_t *w, uint64_t v) {
     return waitWord(w, v, aux_);
   }
@@ -66,6 +73,7 @@ private:
   uint64_t epoch_;
   const uint64_t *aux_;
   bool aborted_ = false;
+  bool fenced_ = false; // a fence since the last barrier (leader)
 };
 
 /// Kernel prologue: the lane leader bumps the lane's epoch (kept in device
@@ -86,10 +94,28 @@ __device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
 /// resident at once (ranks of one GPU wait on each other), so the launch is
 /// cooperative, which fails instead of deadlocking when they do not fit.
 /// Works under stream capture.
+/// PURLIN_COOPERATIVE=0 launches plainly after an occupancy check instead
+/// (for measuring what the cooperative launch costs).
+inline bool cooperativeLaunch() {
+  static const bool on = [] {
+    const char *e = getenv("PURLIN_COOPERATIVE");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
                   void *stream) {
   if (n <= 0 || S->L <= 0)
     return (int)cudaSuccess;
+  if (!cooperativeLaunch()) {
+    int dev = 0, sms = 0, per = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, kThreads, 0);
+    if ((int64_t)per * sms < (int64_t)S->L * n)
+      return (int)cudaErrorCooperativeLaunchTooLarge;
+  }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
   cfg.blockDim = dim3(kThreads, 1, 1);
@@ -99,7 +125,7 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
   attr[0].id = cudaLaunchAttributeCooperative;
   attr[0].val.cooperative = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = cooperativeLaunch() ? 1 : 0;
   void *args[] = {(void *)S, (void *)&first};
   return (int)cudaLaunchKernelExC(&cfg, kernel, args);
 }
