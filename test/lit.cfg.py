@@ -2,6 +2,7 @@
 # lit configuration of purlin's tests (`ninja check-purlin`, or
 # `lit build/test -v`).
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -21,6 +22,14 @@ llvm_config.use_default_substitutions()  # FileCheck, not, count, split-file
 # %examples: the standard and user-defined collectives; %python: python3.
 config.substitutions.append(
     ("%examples", os.path.join(config.purlin_src_root, "examples")))
+# %purlin_src, %purlin_obj: the source and build trees; %unit: the unit test
+# executables (test/unit); %cxx: the host C++ compiler the build uses.
+config.substitutions.append(("%purlin_src", config.purlin_src_root))
+config.substitutions.append(("%purlin_obj", config.purlin_obj_root))
+config.substitutions.append(
+    ("%unit", os.path.join(config.purlin_obj_root, "test", "unit")))
+config.substitutions.append(
+    ("%cxx", getattr(config, "cxx_compiler", "") or "c++"))
 tool_dirs = [config.purlin_tools_dir, config.llvm_tools_dir]
 tools = [
     "purlinc",
@@ -32,6 +41,12 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# %host_runner GEN OUT: builds a host-target runner from purlinc's outputs.
+config.substitutions.append(
+    ("%host_runner", "bash %s %s" % (
+        os.path.join(config.purlin_src_root, "tools", "host-runner.sh"),
+        config.purlin_obj_root)))
+
 # `REQUIRES: cuda` tests run only where a GPU answers.
 try:
     subprocess.run(["nvidia-smi", "-L"], check=True, timeout=30,
@@ -39,3 +54,13 @@ try:
     config.available_features.add("cuda")
 except (OSError, subprocess.SubprocessError):
     pass
+
+# `REQUIRES: nvcc` tests compile host code with nvcc (no GPU needed).
+nvcc = shutil.which("nvcc")
+for cand in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                          "bin", "nvcc"), "/usr/local/cuda/bin/nvcc"]:
+    if not nvcc and os.path.exists(cand):
+        nvcc = cand
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))

@@ -55,11 +55,16 @@ public:
     __atomic_store_n(w, v, __ATOMIC_RELEASE);
   }
   bool wait(const uint64_t *w, uint64_t v) {
+    // Spin briefly, then back off to sleeping: lanes are many more threads
+    // than cores, and spinning waiters would starve the lanes they wait for.
     auto start = std::chrono::steady_clock::now();
-    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v) {
-      std::this_thread::yield();
-      if (std::chrono::steady_clock::now() - start >
-          std::chrono::milliseconds(cfg_->timeoutMs))
+    for (int spin = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE) < v; ++spin) {
+      if (spin < 8)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(spin < 64 ? 10 : 100));
+      if ((spin & 15) == 15 && std::chrono::steady_clock::now() - start >
+                                   std::chrono::milliseconds(cfg_->timeoutMs))
         return false;
     }
     jitter();

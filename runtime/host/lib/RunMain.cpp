@@ -6,6 +6,7 @@
 #include "purlin/core/Launch.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -32,8 +33,8 @@ const char *kUsage =
     "bit for bit against the reference evaluator.\n"
     "  --collective NAMES   comma-separated names (default: all linked)\n"
     "  --ranks LIST         rank counts (default 1,2,3,4,5,8)\n"
-    "  --counts LIST        element counts bound to every count parameter\n"
-    "                       (default 0,1,7,1031)\n"
+    "  --counts LIST        element counts, bound to the first count\n"
+    "                       parameter (others get 1 + C % 3; default 0,1,7,1031)\n"
     "  --dtypes LIST|all    element types (default all)\n"
     "  --ops LIST|all       reduction ops (default all)\n"
     "  --inplace no|yes|both  (default both)\n"
@@ -154,11 +155,17 @@ int main(int argc, char **argv) {
                   parseDType(t, b.dtype);
                   parseRedOp(op, b.redop);
                   std::mt19937_64 rng(R * 1000 + C);
+                  // The first count gets C; further counts (a matrix's
+                  // second extent, say) small values, so that sizes stay
+                  // near C rather than C squared.
+                  bool firstCount = true;
                   for (auto &p : c.params) {
                     if (p.kind == ParamKind::Ranks)
                       b.scalars[p.name] = R;
-                    else if (p.kind == ParamKind::Count)
-                      b.scalars[p.name] = C;
+                    else if (p.kind == ParamKind::Count) {
+                      b.scalars[p.name] = firstCount || C == 0 ? C : 1 + C % 3;
+                      firstCount = false;
+                    }
                     else if (p.kind == ParamKind::Root)
                       b.scalars[p.name] = rootEnd ? R - 1 : 0;
                   }

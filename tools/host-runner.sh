@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds a host runner from the sources purlinc wrote into a folder
+# (`purlinc X.purlin --target=host -o DIR`, any number of collectives):
+#   tools/host-runner.sh BUILD_DIR GEN_DIR OUTPUT
+# OUTPUT then runs every collective of GEN_DIR on host threads and checks
+# each result against the reference evaluator (OUTPUT --help).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$1 gen=$2 out=$3
+exec "${CXX:-c++}" -std=c++17 -O1 -I"$src/runtime/core/include" -I"$src/atom-kernels" \
+  -I"$src/runtime/host/include" -I"$gen" "$gen"/*.purlin.cpp "$gen"/registry.cpp \
+  "$build/runtime/host/libpurlin_host_main.a" "$build/runtime/host/libpurlin_host.a" \
+  "$build/runtime/core/libpurlin_core.a" -lpthread -o "$out"
