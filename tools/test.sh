@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test command (README; CI runs it through .ci/run): installs what is
+# missing, builds everything this machine can build (the compiler; the CUDA
+# runtime and kernels when nvcc is present, for sm_80, sm_90 and sm_100),
+# and runs every test: lit + FileCheck (dialects, passes, frontend
+# diagnostics, mutation fuzzing), unit tests, host end-to-end runs against
+# the reference evaluator, and the GPU tests (which skip, visibly, without
+# a GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+BUILD=${BUILD:-build}
+cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.configure.log" 2>&1 \
+  || { cat "$BUILD.configure.log"; exit 1; }
+grep -E "^-- purlin:" "$BUILD.configure.log" || true
+jobs=$(nproc)
+ninja -C "$BUILD" -j"$jobs"
+ninja -C "$BUILD" -j"$jobs" check-purlin
