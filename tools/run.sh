@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# purlin's main job: compile every example collective (examples/*.purlin)
+# through SNAC and run it on the default target -- the GPU when one answers,
+# else the host (ranks as threads) -- with 8 ranks by default, checking every
+# result against the reference evaluator, and print a table:
+# collective, strategy, ranks, bytes, result.
+#   tools/run.sh            RANKS=4 tools/run.sh     TARGET=host tools/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh >/dev/null
+BUILD=${BUILD:-build}
+RANKS=${RANKS:-8}
+cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.configure.log" 2>&1 \
+  || { cat "$BUILD.configure.log"; exit 1; }
+ninja -C "$BUILD" -j"$(nproc)" purlinc purlin_host_main >/dev/null
+target=${TARGET:-}
+if [ -z "$target" ]; then
+  if nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null; then
+    target=sm_90
+  else
+    target=host
+  fi
+fi
+gen="$BUILD/gen/$target"
+rm -rf "$gen" && mkdir -p "$gen"
+for f in examples/*.purlin; do
+  "$BUILD/bin/purlinc" "$f" --target="$target" -o "$gen"
+done
+echo "compiled $(ls "$gen"/*.purlin.h | wc -l) collectives for $target into $gen"
+if [ "$target" = host ]; then
+  bash tools/host-runner.sh "$BUILD" "$gen" "$gen/run"
+  "$gen/run" --ranks "$RANKS" --counts 1031 --dtypes bf16 --ops sum --inplace both \
+    --strategy all --launches 3 --table
+else
+  # The GPU: build the runtime, these kernels and the GPU tests, then run
+  # every collective with RANKS virtual ranks on the first GPU.
+  cmake -G Ninja -S . -B "$BUILD-gpu" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DPURLIN_GEN_DIR="$PWD/$gen" -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= >/dev/null
+  ninja -C "$BUILD-gpu" -j"$(nproc)" purlin-gpu-test >/dev/null
+  "$BUILD-gpu/test/gpu/purlin-gpu-test" --table --ranks "$RANKS"
+fi
