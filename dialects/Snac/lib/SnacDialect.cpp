@@ -61,13 +61,15 @@ LogicalResult checkSignal(Operation *op, FlatSymbolRefAttr sig,
 } // namespace
 
 LogicalResult ProgramOp::verify() {
-  if (getLanes() < 1 || getLanes() > 1024)
-    return emitOpError("lanes must lie in [1, 1024], got ") << getLanes();
-  if (getChunks() < 1 || getChunks() > 64)
-    return emitOpError("chunks must lie in [1, 64], got ") << getChunks();
-  if (getMinBytes() < 0 ||
-      (getMaxBytes() >= 0 && getMaxBytes() <= getMinBytes()))
-    return emitOpError("band [") << getMinBytes() << ", " << getMaxBytes()
+  // I64Attr getters return uint64_t: compare as signed values.
+  int64_t lanes = getLanes(), chunks = getChunks();
+  int64_t minBytes = getMinBytes(), maxBytes = getMaxBytes();
+  if (lanes < 1 || lanes > 1024)
+    return emitOpError("lanes must lie in [1, 1024], got ") << lanes;
+  if (chunks < 1 || chunks > 64)
+    return emitOpError("chunks must lie in [1, 64], got ") << chunks;
+  if (minBytes < 0 || (maxBytes >= 0 && maxBytes <= minBytes))
+    return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
   Operation *parent = getOperation()->getParentOp();
   auto coll = parent ? mlir::SymbolTable::lookupNearestSymbolFrom<
@@ -78,6 +80,7 @@ LogicalResult ProgramOp::verify() {
   return success();
 }
 
+LogicalResult StageOp::verify() { return checkClause(*this, getClause()); }
 LogicalResult NotifyOp::verify() {
   return checkSignal(*this, getSignalAttr(), getClause());
 }

@@ -87,6 +87,7 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
   }];
   let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause);
   let assemblyFormat = "$mode `clause` $clause attr-dict";
+  let hasVerifier = 1;
 }
 
 def Snac_NotifyOp : Snac_StepOp<"notify"> {
