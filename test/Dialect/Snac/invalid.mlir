@@ -1,0 +1,532 @@
+// RUN: purlin-opt %s -split-input-file -verify-diagnostics
+
+// One case per diagnostic of the snac dialect: the program's verifier, the
+// steps' verifiers (signals, clauses, consume forms) and where each op may
+// stand.
+
+// lanes below range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op lanes must lie in [1, 1024], got 0}}
+snac.program @p of @c "direct" lanes 0 chunks 1 band [0, -1) {
+}
+
+// -----
+
+// lanes above range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op lanes must lie in [1, 1024], got 1025}}
+snac.program @p of @c "direct" lanes 1025 chunks 1 band [0, -1) {
+}
+
+// -----
+
+// negative lanes, reported as written (not as a wrapped unsigned value)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op lanes must lie in [1, 1024], got -1}}
+snac.program @p of @c "direct" lanes -1 chunks 1 band [0, -1) {
+}
+
+// -----
+
+// negative chunks
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op chunks must lie in [1, 64], got -3}}
+snac.program @p of @c "direct" lanes 1 chunks -3 band [0, -1) {
+}
+
+// -----
+
+// a negative band start with an open end (once accepted)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op band [-5, -1) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [-5, -1) {
+}
+
+// -----
+
+// chunks below range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op chunks must lie in [1, 64], got 0}}
+snac.program @p of @c "direct" lanes 1 chunks 0 band [0, -1) {
+}
+
+// -----
+
+// chunks above range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op chunks must lie in [1, 64], got 65}}
+snac.program @p of @c "direct" lanes 1 chunks 65 band [0, -1) {
+}
+
+// -----
+
+// a negative band start
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op band [-1, 10) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [-1, 10) {
+}
+
+// -----
+
+// an empty band
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op band [10, 10) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [10, 10) {
+}
+
+// -----
+
+// a reversed band
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op band [10, 5) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [10, 5) {
+}
+
+// -----
+
+// an unknown collective
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op no layout.collective named @nope}}
+snac.program @p of @nope "direct" lanes 1 chunks 1 band [0, -1) {
+}
+
+// -----
+
+// a program naming a program, not a collective
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @other of @c "direct" lanes 1 chunks 1 band [0, -1) {
+}
+// expected-error @+1 {{'snac.program' op no layout.collective named @other}}
+snac.program @p of @other "direct" lanes 1 chunks 1 band [0, -1) {
+}
+
+// -----
+
+// notify of an unknown signal
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.notify' op unknown signal @nope}}
+  snac.notify @nope to dsts clause 0
+}
+
+// -----
+
+// wait of an unknown signal
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.wait' op unknown signal @nope}}
+  snac.wait @nope from srcs clause 0
+}
+
+// -----
+
+// a signal of another program
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @q of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @t
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.wait' op unknown signal @t}}
+  snac.wait @t from srcs clause 0
+}
+
+// -----
+
+// notify clause out of range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.notify' op clause 1 out of range: @c has 1 name clause(s)}}
+  snac.notify @s to dsts clause 1
+}
+
+// -----
+
+// wait clause out of range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.wait' op clause 7 out of range: @c has 1 name clause(s)}}
+  snac.wait @s from srcs clause 7
+}
+
+// -----
+
+// consume clause out of range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op clause 1 out of range: @c has 1 name clause(s)}}
+  snac.consume mine from input to self clause 1
+}
+
+// -----
+
+// stage clause out of range
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.stage' op clause 1 out of range: @c has 1 name clause(s)}}
+  snac.stage expose clause 1
+}
+
+// -----
+
+// negative notify clause
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.notify' op clause must not be negative}}
+  snac.notify @s to dsts clause -1
+}
+
+// -----
+
+// negative wait clause
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.wait' op clause must not be negative}}
+  snac.wait @s from all clause -2
+}
+
+// -----
+
+// negative consume clause
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op clause must not be negative}}
+  snac.consume owned from input to all clause -1
+}
+
+// -----
+
+// negative stage clause
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.stage' op clause must not be negative}}
+  snac.stage push clause -1
+}
+
+// -----
+
+// clause out of range inside a chunk loop
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  snac.chunks {
+  // expected-error @+1 {{'snac.notify' op clause 3 out of range: @c has 1 name clause(s)}}
+  snac.notify @s to dsts clause 3
+  }
+}
+
+// -----
+
+// consume of 'mine' to all
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self'}}
+  snac.consume mine from input to all clause 0
+}
+
+// -----
+
+// consume of 'mine' from scratch to all
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self'}}
+  snac.consume mine from scratch to all clause 0
+}
+
+// -----
+
+// consume of 'owned' to self
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of owned parts writes to every destination ('all')}}
+  snac.consume owned from input to self clause 0
+}
+
+// -----
+
+// consume of 'owned' from staging
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of owned parts reads inputs or scratch, not staging}}
+  snac.consume owned from staging to all clause 0
+}
+
+// -----
+
+// a signal declared twice
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  // expected-note @+1 {{see existing symbol definition here}}
+  snac.signal @s
+  // expected-error @+1 {{redefinition of symbol named 's'}}
+  snac.signal @s
+}
+
+// -----
+
+// a stage outside a program
+// expected-error @+1 {{'snac.stage' op expects parent op to be one of 'snac.program, snac.chunks'}}
+snac.stage expose clause 0
+
+// -----
+
+// a notify outside a program
+// expected-error @+1 {{'snac.notify' op expects parent op to be one of 'snac.program, snac.chunks'}}
+snac.notify @s to dsts clause 0
+
+// -----
+
+// a wait outside a program
+// expected-error @+1 {{'snac.wait' op expects parent op to be one of 'snac.program, snac.chunks'}}
+snac.wait @s from srcs clause 0
+
+// -----
+
+// a consume outside a program
+// expected-error @+1 {{'snac.consume' op expects parent op to be one of 'snac.program, snac.chunks'}}
+snac.consume mine from input to self clause 0
+
+// -----
+
+// a step in a collective
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  // expected-error @+1 {{'snac.stage' op expects parent op to be one of 'snac.program, snac.chunks'}}
+  snac.stage expose clause 0
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
+// a signal outside a program
+// expected-error @+1 {{'snac.signal' op expects parent op 'snac.program'}}
+snac.signal @s
+
+// -----
+
+// a chunk loop outside a program
+// expected-error @+1 {{'snac.chunks' op expects parent op 'snac.program'}}
+snac.chunks {
+}
+
+// -----
+
+// nested chunk loops
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    // expected-error @+1 {{'snac.chunks' op expects parent op 'snac.program'}}
+    snac.chunks {
+    }
+  }
+}
+
+// -----
+
+// a signal in a chunk loop
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    // expected-error @+1 {{'snac.signal' op expects parent op 'snac.program'}}
+    snac.signal @s
+  }
+}
+
+// -----
+
+// a foreign op in a program
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'layout.param' op expects parent op 'layout.collective'}}
+  layout.param @R : ranks
+}
+
+// -----
+
+// an unknown stage mode
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'mode' [expose, copy, push]}}
+  snac.stage send clause 0
+}

@@ -1,0 +1,152 @@
+// Round trip of every snac op form: custom syntax, re-parsed, and through
+// the generic form and back.
+// RUN: purlin-opt %s -split-input-file | FileCheck %s
+// RUN: purlin-opt %s -split-input-file | purlin-opt -split-input-file | FileCheck %s
+// RUN: purlin-opt %s -split-input-file -mlir-print-op-generic | purlin-opt -split-input-file | FileCheck %s
+// RUN: purlin-opt %s -split-input-file -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// A one-shot program in a band, set in-place safe, with every stage mode,
+// every peer set of notify and wait, and wait all_lanes.
+// CHECK-LABEL: snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band[0, 262144) inplace_safe {
+// CHECK-NEXT:    snac.signal @ready
+// CHECK-NEXT:    snac.signal @done
+// CHECK-NEXT:    snac.stage expose clause 0
+// CHECK-NEXT:    snac.stage copy clause 0
+// CHECK-NEXT:    snac.stage push clause 0
+// CHECK-NEXT:    snac.notify @ready to dsts clause 0
+// CHECK-NEXT:    snac.notify @ready to srcs clause 0
+// CHECK-NEXT:    snac.notify @ready to all clause 0
+// CHECK-NEXT:    snac.wait @ready from srcs clause 0
+// CHECK-NEXT:    snac.wait @ready from dsts clause 0
+// CHECK-NEXT:    snac.wait @ready from all clause 0
+// CHECK-NEXT:    snac.wait @done from srcs clause 0 all_lanes
+// CHECK-NEXT:    snac.wait @done from dsts clause 0 all_lanes
+// CHECK-NEXT:    snac.wait @done from all clause 0 all_lanes
+// CHECK-NEXT:  }
+// GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_safe, lanes = 2 : i64, max_bytes = 262144 : i64, min_bytes = 0 : i64, strategy = "direct", sym_name = "one_shot"}>
+// GENERIC:         "snac.stage"() <{clause = 0 : i64, mode = 0 : i32}>
+// GENERIC:         "snac.wait"() <{all_lanes, clause = 0 : i64, peers = 1 : i32, signal = @done}>
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144) inplace_safe {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.stage copy clause 0
+  snac.stage push clause 0
+  snac.notify @ready to dsts clause 0
+  snac.notify @ready to srcs clause 0
+  snac.notify @ready to all clause 0
+  snac.wait @ready from srcs clause 0
+  snac.wait @ready from dsts clause 0
+  snac.wait @ready from all clause 0
+  snac.wait @done from srcs clause 0 all_lanes
+  snac.wait @done from dsts clause 0 all_lanes
+  snac.wait @done from all clause 0 all_lanes
+}
+
+// -----
+
+// Every legal consume: 'mine' from input, scratch or staging to self;
+// 'owned' from input or scratch to all. An open band, no inplace_safe, and
+// an extra attribute kept by attr-dict-with-keyword.
+// CHECK-LABEL: snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band[262144, -1) attributes {note = "kept"} {
+// CHECK-NEXT:    snac.consume mine from input to self clause 0
+// CHECK-NEXT:    snac.consume mine from scratch to self clause 0
+// CHECK-NEXT:    snac.consume mine from staging to self clause 0
+// CHECK-NEXT:    snac.consume owned from input to all clause 0
+// CHECK-NEXT:    snac.consume owned from scratch to all clause 0
+// CHECK-NEXT:  }
+// GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, lanes = 1024 : i64, max_bytes = -1 : i64, min_bytes = 262144 : i64, strategy = "two_shot", sym_name = "consumes"}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, sel = 0 : i32, src = 2 : i32}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 1 : i32, sel = 1 : i32, src = 1 : i32}>
+// GENERIC:       }) {note = "kept"}
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band [262144, -1) attributes {note = "kept"} {
+  snac.consume mine from input to self clause 0
+  snac.consume mine from scratch to self clause 0
+  snac.consume mine from staging to self clause 0
+  snac.consume owned from input to all clause 0
+  snac.consume owned from scratch to all clause 0
+}
+
+// -----
+
+// Chunk loops, two of them, with steps between and after; a second
+// clause; signals may be declared anywhere in the program.
+// CHECK-LABEL: snac.program @pipelined of @two "staged" lanes 1 chunks 64 band[0, -1) {
+// CHECK-NEXT:    snac.signal @data0
+// CHECK-NEXT:    snac.chunks {
+// CHECK-NEXT:      snac.stage push clause 0
+// CHECK-NEXT:      snac.notify @data0 to dsts clause 0
+// CHECK-NEXT:      snac.wait @data0 from srcs clause 0
+// CHECK-NEXT:      snac.consume mine from staging to self clause 0
+// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.signal @data1
+// CHECK-NEXT:    snac.notify @data1 to srcs clause 1
+// CHECK-NEXT:    snac.chunks {
+// CHECK-NEXT:      snac.wait @data1 from dsts clause 1 all_lanes
+// CHECK-NEXT:    }
+// CHECK-NEXT:    snac.chunks {
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// GENERIC-LABEL: "snac.program"() <{chunks = 64 : i64
+// GENERIC:         "snac.chunks"() ({
+// GENERIC-NEXT:      "snac.stage"() <{clause = 0 : i64, mode = 2 : i32}> : () -> ()
+layout.collective @two {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R*C]
+  layout.buffer @z : out T [C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
+  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<op>
+}
+snac.program @pipelined of @two "staged" lanes 1 chunks 64 band [0, -1) {
+  snac.signal @data0
+  snac.chunks {
+    snac.stage push clause 0
+    snac.notify @data0 to dsts clause 0
+    snac.wait @data0 from srcs clause 0
+    snac.consume mine from staging to self clause 0
+  }
+  snac.signal @data1
+  snac.notify @data1 to srcs clause 1
+  snac.chunks {
+    snac.wait @data1 from dsts clause 1 all_lanes
+  }
+  snac.chunks {
+  }
+}
+
+// -----
+
+// A program may come before its collective, and an empty program is legal.
+// CHECK-LABEL: snac.program @empty of @later "direct" lanes 1 chunks 1 band[5, 6) {
+// CHECK-NEXT:  }
+// CHECK-LABEL: layout.collective @later
+snac.program @empty of @later "direct" lanes 1 chunks 1 band [5, 6) {
+}
+layout.collective @later {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
