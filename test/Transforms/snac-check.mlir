@@ -1,0 +1,379 @@
+// RUN: purlin-opt %s --purlin-snac-check -split-input-file -verify-diagnostics
+
+// Deliberately broken programs, one per rule of purlin-snac-check, each
+// with its error at the offending step. The positive cases (every inferred
+// program of every example passes; where inplace_safe is set) are in
+// snac-check-examples.test and snac-check-inplace.mlir.
+
+// The rule: every consume waits for the notifications of the data it reads.
+// No 'wait @ready': rank 1 reads rank 0's input of the next launch while
+// rank 0's caller may still be writing it.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+}
+
+// -----
+
+// The rule: no buffer is reused before its consumer is done. No 'done'
+// barrier: rank 0 returns, and its caller overwrites the input that
+// rank 1 is still reading.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  snac.wait @ready from srcs clause 0
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 3}}
+  snac.consume mine from input to self clause 0
+}
+
+// -----
+
+// The rule: programs cannot deadlock. Nobody notifies 'ready'.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  // expected-error @+1 {{deadlock: rank 0 waits for 'ready' from its srcs peers, which never notify it}}
+  snac.wait @ready from srcs clause 0
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+}
+
+// -----
+
+// Waits in an order that deadlocks: every rank waits for 'done' before it
+// consumes, and notifies 'done' only after it consumed.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  // expected-error @+1 {{deadlock: rank 0 waits for 'done' from its dsts peers, which never notify it}}
+  snac.wait @done from dsts clause 0
+  snac.wait @ready from srcs clause 0
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0
+}
+
+// -----
+
+// A wait before the matching notify of the same signal: each rank waits
+// for a 'ready' its peers send only after their own wait.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  // expected-error @+1 {{deadlock: rank 0 waits for 'ready' from its srcs peers, which never notify it}}
+  snac.wait @ready from srcs clause 0
+  snac.notify @ready to dsts clause 0
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+}
+
+// -----
+
+// Coverage: a consume from staging slots that no push stage fills.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "staged" lanes 2 chunks 2 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  snac.chunks {
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+    // expected-error @+1 {{consume reads staging slots of clause 0 that no earlier push stage fills}}
+    snac.consume mine from staging to self clause 0
+  }
+  snac.notify @free to srcs clause 0
+  snac.wait @free from dsts clause 0
+}
+
+// -----
+
+// Coverage: a push stage after the consume does not count.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "staged" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  snac.chunks {
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+    // expected-error @+1 {{consume reads staging slots of clause 0 that no earlier push stage fills}}
+    snac.consume mine from staging to self clause 0
+    snac.stage push clause 0
+  }
+  snac.notify @free to srcs clause 0
+  snac.wait @free from dsts clause 0
+}
+
+// -----
+
+// Coverage: a consume from scratch copies that no copy stage makes (the
+// stage exposes the input instead).
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  snac.wait @ready from srcs clause 0 all_lanes
+  // expected-error @+1 {{consume reads scratch copies of clause 0 that no earlier copy stage makes}}
+  snac.consume mine from scratch to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0 all_lanes
+}
+
+// -----
+
+// Coverage: a clause never consumed; reported at the program.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+// expected-error @+1 {{clause 0 is never consumed: its names reach no destination}}
+snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  snac.wait @ready from srcs clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+}
+
+// -----
+
+// Coverage: the second of two clauses never consumed.
+layout.collective @gather_both {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R*C]
+  layout.buffer @z : out T [C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
+  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<op>
+}
+// expected-error @+1 {{clause 1 is never consumed: its names reach no destination}}
+snac.program @p of @gather_both "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0
+  snac.wait @ready from srcs clause 0
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+}
+
+// -----
+
+// Coverage: with chunks > 1, a consume outside the chunk loop moves chunk 0
+// only.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "staged" lanes 2 chunks 2 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+  }
+  // expected-error @+1 {{consume outside the chunk loop moves chunk 0 only, but the plan has 2 chunks}}
+  snac.consume mine from staging to self clause 0
+  snac.notify @free to srcs clause 0
+  snac.wait @free from dsts clause 0
+}
+
+// -----
+
+// Coverage: so does a push stage outside the chunk loop.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "staged" lanes 1 chunks 4 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  // expected-error @+1 {{stage outside the chunk loop moves chunk 0 only, but the plan has 4 chunks}}
+  snac.stage push clause 0
+  snac.chunks {
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+    snac.consume mine from staging to self clause 0
+  }
+  snac.notify @free to srcs clause 0
+  snac.wait @free from dsts clause 0
+}
+
+// -----
+
+// Lanes: a copy stage cuts the input among the contributor's lanes, unlike
+// the reads of one consumer lane; a 'ready' wait without all_lanes lets lane 1
+// read the piece that lane 0 is still copying.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage copy clause 0
+  snac.notify @ready to dsts clause 0
+  snac.wait @ready from srcs clause 0
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads the scratch copy of 'x' of rank 0 in launch 1 while rank 0 lane 0 (stage) writes the scratch copy of 'x' of rank 0 in launch 1}}
+  snac.consume mine from scratch to self clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0 all_lanes
+}
+
+// -----
+
+// Two-shot without the 'done' barrier: an owner's writes to every
+// destination and its reads of every input are not ordered with the next
+// launch of the others.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "two_shot" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0
+  snac.wait @ready from all clause 0
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 3}}
+  snac.consume owned from input to all clause 0
+}
+
+
+// -----
+
+// Two-shot (copy) without the 'done' barrier: owners still write a
+// destination's output after that destination returned and its caller reads
+// it.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "two_shot_copy" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage copy clause 0
+  snac.notify @ready to all clause 0
+  snac.wait @ready from all clause 0 all_lanes
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' of rank 0 in launch 2 while the caller of rank 0 reads 'y' of rank 0 in launch 3}}
+  snac.consume owned from scratch to all clause 0
+}
