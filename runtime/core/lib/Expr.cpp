@@ -50,12 +50,45 @@ const std::string &Expr::name() const { return node_->name; }
 const std::vector<Expr> &Expr::operands() const { return node_->ops; }
 
 int64_t floorDiv(int64_t a, int64_t b) {
+  // a / -1 overflows (a trap on x86) for INT64_MIN: negate with wrap-around
+  // instead. evaluate() and CompiledExpr::eval report that case as an error.
+  if (b == -1)
+    return (int64_t)(0 - (uint64_t)a);
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))
     --q;
   return q;
 }
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+int64_t floorMod(int64_t a, int64_t b) {
+  if (b == -1)
+    return 0;
+  return (int64_t)((uint64_t)a - (uint64_t)floorDiv(a, b) * (uint64_t)b);
+}
+
+namespace {
+// One arithmetic step of an expression; false on overflow or division by
+// zero (the result of neither is a value of the collective).
+inline bool arith(Expr::Kind k, int64_t a, int64_t b, int64_t &out) {
+  switch (k) {
+  case Expr::Kind::Add:
+    return !__builtin_add_overflow(a, b, &out);
+  case Expr::Kind::Sub:
+    return !__builtin_sub_overflow(a, b, &out);
+  case Expr::Kind::Mul:
+    return !__builtin_mul_overflow(a, b, &out);
+  case Expr::Kind::Div:
+  case Expr::Kind::Mod:
+    if (b == 0 || (b == -1 && a == INT64_MIN))
+      return false;
+    out = k == Expr::Kind::Div ? floorDiv(a, b) : floorMod(a, b);
+    return true;
+  case Expr::Kind::Neg:
+    return !__builtin_sub_overflow((int64_t)0, a, &out);
+  default:
+    return false;
+  }
+}
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Parsing
@@ -394,34 +427,31 @@ bool evaluate(const Expr &e, const EvalEnv &env, int64_t &out,
     }
     return true;
   }
-  case Expr::Kind::Neg:
-    if (!evaluate(e.operands()[0], env, out, error))
+  case Expr::Kind::Neg: {
+    int64_t a;
+    if (!evaluate(e.operands()[0], env, a, error))
       return false;
-    out = -out;
+    if (!arith(Expr::Kind::Neg, a, 0, out)) {
+      error = "integer overflow in '" + e.str() + "'";
+      return false;
+    }
     return true;
+  }
   default: {
     int64_t a, b;
     if (!evaluate(e.operands()[0], env, a, error) ||
         !evaluate(e.operands()[1], env, b, error))
       return false;
-    switch (e.kind()) {
-    case Expr::Kind::Add:
-      out = a + b;
-      return true;
-    case Expr::Kind::Sub:
-      out = a - b;
-      return true;
-    case Expr::Kind::Mul:
-      out = a * b;
-      return true;
-    default:
-      if (b == 0) {
-        error = "division by zero in '" + e.str() + "'";
-        return false;
-      }
-      out = e.kind() == Expr::Kind::Div ? floorDiv(a, b) : floorMod(a, b);
-      return true;
+    if ((e.kind() == Expr::Kind::Div || e.kind() == Expr::Kind::Mod) &&
+        b == 0) {
+      error = "division by zero in '" + e.str() + "'";
+      return false;
     }
+    if (!arith(e.kind(), a, b, out)) {
+      error = "integer overflow in '" + e.str() + "'";
+      return false;
+    }
+    return true;
   }
   }
   return false;
@@ -511,29 +541,18 @@ bool CompiledExpr::eval(const int64_t *slots, int64_t &out) const {
       break;
     }
     case Op::Neg:
-      st[sp - 1] = -st[sp - 1];
+      if (!arith(Expr::Kind::Neg, st[sp - 1], 0, st[sp - 1]))
+        return false;
       break;
     default: {
       int64_t b = st[--sp], a = st[--sp];
-      switch (op.code) {
-      case Op::Add:
-        st[sp++] = a + b;
-        break;
-      case Op::Sub:
-        st[sp++] = a - b;
-        break;
-      case Op::Mul:
-        st[sp++] = a * b;
-        break;
-      case Op::Div:
-      case Op::Mod:
-        if (b == 0)
-          return false;
-        st[sp++] = op.code == Op::Div ? floorDiv(a, b) : floorMod(a, b);
-        break;
-      default:
+      Expr::Kind k = op.code == Op::Add   ? Expr::Kind::Add
+                     : op.code == Op::Sub ? Expr::Kind::Sub
+                     : op.code == Op::Mul ? Expr::Kind::Mul
+                     : op.code == Op::Div ? Expr::Kind::Div
+                                          : Expr::Kind::Mod;
+      if (!arith(k, a, b, st[sp++]))
         return false;
-      }
     }
     }
   }

@@ -75,7 +75,8 @@ struct EvalEnv {
 };
 
 /// Evaluates `e`; returns false and sets `error` on an unknown name, a table
-/// index out of range or a division by zero.
+/// index out of range, a division by zero or an int64 overflow (INT64_MIN / -1
+/// included).
 bool evaluate(const Expr &e, const EvalEnv &env, int64_t &out,
               std::string &error);
 
@@ -94,8 +95,8 @@ public:
                       const std::function<int(const std::string &)> &slot,
                       const std::function<const Table *(const std::string &)> &table,
                       CompiledExpr &out, std::string &error);
-  /// Evaluates with `slots`; returns false on division by zero or a table
-  /// index out of range.
+  /// Evaluates with `slots`; returns false on division by zero, an int64
+  /// overflow or a table index out of range.
   bool eval(const int64_t *slots, int64_t &out) const;
 
 private:
@@ -107,6 +108,8 @@ private:
   std::vector<Op> ops_;
 };
 
+/// Floor division and modulo (b != 0). floorDiv(INT64_MIN, -1) wraps to
+/// INT64_MIN rather than trapping.
 int64_t floorDiv(int64_t a, int64_t b);
 int64_t floorMod(int64_t a, int64_t b);
 
