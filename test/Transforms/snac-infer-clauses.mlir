@@ -2,10 +2,10 @@
 // all-reduce of one input): each clause gets its own signals (suffixed
 // with the clause) and its own steps, in clause order; the options reach
 // the programs (lanes, chunks, small-bytes); every program passes the check.
-// RUN: purlin-opt %s --purlin-snac-infer="strategy=direct" --purlin-snac-check | FileCheck %s --check-prefix=DIRECT
-// RUN: purlin-opt %s --purlin-snac-infer="strategy=staged chunks=2 lanes=3" --purlin-snac-check | FileCheck %s --check-prefix=STAGED
-// RUN: purlin-opt %s --purlin-snac-infer="strategy=two_shot_copy lanes=1" --purlin-snac-check | FileCheck %s --check-prefix=TWOCOPY
-// RUN: purlin-opt %s --purlin-snac-infer="small-bytes=1024" --purlin-snac-check | FileCheck %s --check-prefix=AUTO
+// RUN: purlin-opt %s --purlin-snac-infer="strategy=direct" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=DIRECT
+// RUN: purlin-opt %s --purlin-snac-infer="strategy=staged chunks=2 lanes=3" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=STAGED
+// RUN: purlin-opt %s --purlin-snac-infer="strategy=two_shot_copy lanes=1" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=TWOCOPY
+// RUN: purlin-opt %s --purlin-snac-infer="small-bytes=1024" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=AUTO
 
 layout.collective @gather_both {
   layout.param @R : ranks
