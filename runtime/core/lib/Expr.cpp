@@ -293,7 +293,9 @@ std::string print(const Expr &e,
   }
   case Expr::Kind::Neg: {
     std::string inner = print(e.operands()[0], ident, cxx);
-    if (precedence(e.operands()[0].kind()) < 3)
+    // An inner '-' (a negation, a negative constant) gets parentheses too:
+    // "--x" would be C++'s decrement operator in the generated code.
+    if (precedence(e.operands()[0].kind()) < 3 || inner[0] == '-')
       inner = "(" + inner + ")";
     return "-" + inner;
   }
