@@ -308,7 +308,8 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
       return fail(PURLIN_ERR_OUT_OF_MEMORY, "signals: " + err);
     c->sigs.push_back(sig);
     uint64_t aux[sm::kAuxWords] = {(uint64_t)(uintptr_t)comm->errDev,
-                                   comm->timeoutNs};
+                                   comm->timeoutNs,
+                                   comm->devices.size() == 1 ? 1ull : 0ull};
     for (int r = 0; r < comm->R; ++r) {
       cudaSetDevice(comm->rankDevice[r]);
       cudaError_t e = cudaMemcpy(

@@ -5,6 +5,7 @@
 //   aux[0]  address of the communicator's error word (mapped host memory,
 //           so the host reads it without synchronizing); 0: none.
 //   aux[1]  wait timeout in nanoseconds (0: the default below).
+//   aux[2]  1 when every rank is on one GPU: signals need only gpu scope.
 #pragma once
 
 #include "common/exec.h"
@@ -12,7 +13,7 @@
 namespace purlin {
 namespace sm {
 
-constexpr int kAuxWords = 2;
+constexpr int kAuxWords = 3;
 constexpr uint64_t kDefaultTimeoutNs = 10ull * 1000 * 1000 * 1000; // 10 s
 
 /// Error word values: 0 none; else kErrTimeout | rank << 8 | lane << 20.

@@ -1,6 +1,13 @@
-// Signal and wait atoms on the SM datapath: release/acquire at system scope
-// (peer GPUs over NVLink, or ranks of one GPU), a wait that gives up after a
-// timeout read from the plan's aux words, and the error report.
+// Signal and wait atoms on the SM datapath, and the error report.
+//
+// Ordering: a notify is one release pattern (fence.acq_rel, then relaxed
+// stores of the signal words to every peer); a wait polls relaxed and the
+// lane's following barrierOr starts with one fence.acq_rel (an acquire
+// pattern) before it publishes the result to the lane. Release/acquire
+// stores and loads per peer would each carry a fence: measured on the H200
+// at about 1 us each (docs/performance.md), so one fence per step instead.
+// Scope: system (peer GPUs), or gpu when every rank of the communicator is
+// on one GPU (aux word 2, set by the runtime).
 #pragma once
 
 #include <stdint.h>
@@ -10,16 +17,33 @@
 namespace purlin {
 namespace sm {
 
-__device__ __forceinline__ void storeReleaseSys(uint64_t *p, uint64_t v) {
-  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v)
-               : "memory");
+__device__ __forceinline__ void fenceAcqRel(bool gpu) {
+  if (gpu)
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  else
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
-__device__ __forceinline__ uint64_t loadAcquireSys(const uint64_t *p) {
+__device__ __forceinline__ void storeRelaxed(uint64_t *p, uint64_t v,
+                                             bool gpu) {
+  if (gpu)
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+                 : "memory");
+  else
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+                 : "memory");
+}
+__device__ __forceinline__ uint64_t loadRelaxed(const uint64_t *p, bool gpu) {
   uint64_t v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
-               : "=l"(v)
-               : "l"(p)
-               : "memory");
+  if (gpu)
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
+  else
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
   return v;
 }
 __device__ __forceinline__ uint64_t globalTimerNs() {
@@ -28,33 +52,25 @@ __device__ __forceinline__ uint64_t globalTimerNs() {
   return t;
 }
 
-__device__ __forceinline__ void fenceAcqRelSys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-/// Signal: called by the lane leader after the lane's barrier. `fence`
-/// (the first signal after a barrier) orders the whole lane's writes,
-/// ordered before the barrier, before the words at system scope; each store
-/// is a release. One fence per notify, not per peer: system-scope fences
-/// cost microseconds.
-__device__ __forceinline__ void signalWord(uint64_t *w, uint64_t v,
-                                           bool fence) {
+/// Signal: called by the lane leader after the lane's barrier; `fence` on
+/// the first signal after a barrier (the release of the lane's writes).
+__device__ __forceinline__ void signalWord(uint64_t *w, uint64_t v, bool fence,
+                                           bool gpu) {
   if (fence)
-    fenceAcqRelSys();
-  storeReleaseSys(w, v);
+    fenceAcqRel(gpu);
+  storeRelaxed(w, v, gpu);
 }
 
-/// Wait until *w >= v (signal words are monotonic). Acquire, so that what
-/// the signaller wrote before is visible to this thread; the lane's barrier
-/// after it extends that to the lane. Returns false after `timeoutNs`.
+/// Polls until *w >= v (signal words are monotonic); false after the
+/// timeout (aux[1] ns, or the default). The caller fences before use.
 __device__ __forceinline__ bool waitWord(const uint64_t *w, uint64_t v,
-                                         const uint64_t *aux) {
-  if (loadAcquireSys(w) >= v)
+                                         const uint64_t *aux, bool gpu) {
+  if (loadRelaxed(w, gpu) >= v)
     return true;
-  uint64_t timeout = aux[1] ? aux[1] : kDefaultTimeoutNs;
-  uint64_t start = globalTimerNs();
+  const uint64_t timeout = aux[1] ? aux[1] : kDefaultTimeoutNs;
+  const uint64_t start = globalTimerNs();
   for (uint32_t i = 1;; ++i) {
-    if (loadAcquireSys(w) >= v)
+    if (loadRelaxed(w, gpu) >= v)
       return true;
     if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
       return false;

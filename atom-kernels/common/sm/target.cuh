@@ -33,7 +33,7 @@ template <class E> class Target {
 public:
   __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch)
       : S_(S), rank_(rank), lane_(lane), epoch_(epoch),
-        aux_(auxWords(S, rank)) {}
+        aux_(auxWords(S, rank)), gpu_(aux_[2] != 0) {}
 
   __device__ int rank() const { return rank_; }
   __device__ int lane() const { return lane_; }
@@ -45,13 +45,21 @@ public:
   }
   __device__ bool leader() const { return threadIdx.x == 0; }
   __device__ void signal(uint64_t *w, uint64_t v) {
-    signalWord(w, v, !fenced_);
+    signalWord(w, v, !fenced_, gpu_);
     fenced_ = true;
   }
   __device__ bool wait(const uint64_t *w, uint64_t v) {
-    return waitWord(w, v, aux_);
+    acquire_ = true;
+    return waitWord(w, v, aux_, gpu_);
   }
-  __device__ bool barrierOr(bool v) { return __syncthreads_or(v) != 0; }
+  /// After waits: the leader's acquire fence, then the lane's barrier.
+  __device__ bool barrierOr(bool v) {
+    if (acquire_) {
+      fenceAcqRel(gpu_);
+      acquire_ = false;
+    }
+    return __syncthreads_or(v) != 0;
+  }
   __device__ bool aborted() const { return aborted_; }
   __device__ void abort() {
     aborted_ = true;
@@ -72,6 +80,8 @@ private:
   int rank_, lane_;
   uint64_t epoch_;
   const uint64_t *aux_;
+  bool gpu_;             // every rank on this GPU: gpu-scope signals
+  bool acquire_ = false; // polled since the last barrierOr (leader)
   bool aborted_ = false;
   bool fenced_ = false; // a fence since the last barrier (leader)
 };
