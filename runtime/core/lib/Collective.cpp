@@ -616,17 +616,22 @@ std::vector<Binding> sampleBindings(const Collective &c) {
             b.scalars[p.name] = R;
           else if (p.kind == ParamKind::Count)
             b.scalars[p.name] = cnt + (salt++ % 2); // counts differ a little
-          else if (p.kind == ParamKind::Root) {
-            b.scalars[p.name] = rootEnd ? R - 1 : 0;
+        }
+        // Values bound at compile time first (R among them): the roots and
+        // the tables' sizes depend on them.
+        std::string err;
+        applyBoundParams(c, b, err);
+        int64_t effR = b.ranks(c);
+        for (auto &p : c.params)
+          if (p.kind == ParamKind::Root && p.bound.empty()) {
+            b.scalars[p.name] = rootEnd ? std::max<int64_t>(effR - 1, 0) : 0;
             hasRoot = true;
           }
-        }
         std::mt19937 rng((unsigned)(R * 97 + cnt * 13 + rootEnd));
         for (auto &p : c.params) {
-          if (p.kind != ParamKind::Table)
+          if (p.kind != ParamKind::Table || !p.bound.empty())
             continue;
           int64_t total = 1, mx = 0;
-          std::string err;
           for (auto &d : p.dims) {
             int64_t e = 0;
             evalParamExpr(c, b, d, e, err);
@@ -638,9 +643,11 @@ std::vector<Binding> sampleBindings(const Collective &c) {
             x = mx > 0 ? (int64_t)(rng() % (mx + 1)) : 0;
           b.tables[p.name] = v;
         }
-        std::string err;
-        applyBoundParams(c, b, err);
-        out.push_back(b);
+        bool dup = false;
+        for (auto &o : out)
+          dup |= o.scalars == b.scalars && o.tables == b.tables;
+        if (!dup)
+          out.push_back(b);
         if (!hasRoot)
           break;
       }
