@@ -21,7 +21,7 @@ cmake -G Ninja -S . -B build-gpu -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
   ${GEN:+-DPURLIN_GEN_DIR=$PWD/$GEN} >"$LOG/configure.log" 2>&1 \
   || { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
 t0=$(date +%s)
-ninja -C build-gpu -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 \
+ninja -C build-gpu -j"$(nproc)" purlin-gpu-test purlin-bench purlin-latency-probe >"$LOG/build.log" 2>&1 \
   || { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
 step "build: ok in $(( $(date +%s) - t0 )) s (gen: ${GEN:-test/gpu/fixtures})"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
@@ -50,6 +50,7 @@ E=256M; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && E=64M
   $B -C all_gather -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1
   $B -C reduce_scatter -g 8 -d bf16 -o sum -b 1K -e $E -f 16 -n 20 -w 5 -c 1
   $B -C all_to_all -g 8 -d bf16 -b 1K -e $E -f 16 -n 20 -w 5 -c 1
+  build-gpu/tools/purlin-bench/purlin-latency-probe
 } 2>&1 | tee "$LOG/bench.log" | grep -v "^# size"
 step "bench: see $LOG/bench.log"
 echo "== summary"
