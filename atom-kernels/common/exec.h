@@ -237,6 +237,11 @@ PURLIN_HD bool inPeers(const Params &P, int peers, int64_t r, int64_t x) {
   }
 }
 
+/// Whether rank r contributes any name of clause C.
+template <class C> PURLIN_HD bool contributes(const Params &P, int64_t r) {
+  return C::kFromRole != kFixed || C::fromFixed(P) == r;
+}
+
 /// Elements of one staging slot of clause C: the largest box of any pair.
 template <class C> inline int64_t slotElems(const Params &P, int R) {
   int64_t m = 0;

@@ -124,7 +124,9 @@ struct Sim {
       return "box:" + std::to_string(p) + "," + std::to_string(q);
     };
     if (st.kind == StepKind::Stage) {
-      if (st.stage == StageMode::Copy) {
+      // Only ranks that contribute a name of the clause copy their input.
+      if (st.stage == StageMode::Copy &&
+          !(f.kind == RankRole::Fixed && fixedRank(cl.from.rank) != r)) {
         touch(proc, si, epoch, false, {r, bufSpace(fromBuf), "whole:", l, ch}, clk);
         touch(proc, si, epoch, true, {r, scratchSpace(fromBuf), "whole:", l, ch}, clk);
       } else if (st.stage == StageMode::Push) {

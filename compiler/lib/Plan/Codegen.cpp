@@ -145,7 +145,8 @@ struct Emitter {
       os << ind << "// snac.stage " << stageModeName(st.stage) << " @" << cl.from.buffer << "\n";
       if (st.stage == StageMode::Copy)
         os << ind << "{ const Params &P = t.shared().P; (void)P;\n" << ind
-           << "  copyLocalRange(t, " << C << "::kFromBuf, "
+           << "  if (contributes<" << C << ">(P, t.rank()))\n" << ind
+           << "    copyLocalRange(t, " << C << "::kFromBuf, "
            << expr(c.buffer(cl.from.buffer)->size, nullptr) << ", " << chunk << "); }\n";
       else if (st.stage == StageMode::Push)
         os << ind << "stagePush<" << C << ">(t, " << chunk << ");\n";
