@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Random valid collectives, end to end on the host target.
+
+Generates N random .purlin collectives with a fixed seed (1 to 3 free dims,
+rank roles '*', a coordinate over [R] or `root`, random affine index maps:
+mixed-radix layouts of the dims in a random order, with padding, gaps,
+offsets and interleaving strides, injective on the destination side; copy or
+reduce), compiles each with `purlinc --target=host` into one folder (a
+collective purlinc rejects is regenerated, and counted: most being rejected
+fails the test), builds one runner and runs it over the grid given by
+--grid (runner flags, one run per --grid). Prints the runner's lines and a
+summary; exits non-zero on any failure.
+
+  random_collectives.py --purlinc P --cxx CXX --src SRC --build BUILD --out DIR
+      [--count 12] [--seed 1] [--grid "--ranks 1,2 --counts 0,1"]...
+"""
+import argparse
+import os
+import random
+import shlex
+import subprocess
+import sys
+
+# Extents of free dims: at most one scales with C (so that the names of one
+# collective stay ~R*R*C at worst); the others are small constants.
+C_EXTENTS = ["C", "C + 1", "2*C", "C + 3"]
+SMALL_EXTENTS = ["1", "2", "3"]
+OPS = ["op", "op", "op", "sum", "max"]  # mostly the redop parameter
+
+
+def paren(e):
+    return e if all(ch.isalnum() or ch == "_" for ch in e) else "(" + e + ")"
+
+
+def layout(rng, dims, ext):
+    """A random injective mixed-radix layout of `dims` (a list of names,
+    with their extents in `ext`): returns (index expression, size
+    expression). Dims are laid out in a random order; each gets padding;
+    the innermost may be strided (interleaved); a random offset leads and a
+    random tail follows."""
+    order = dims[:]
+    rng.shuffle(order)
+    inner = rng.choice(["1", "1", "2", "3"])  # stride of the innermost dim
+    stride = inner
+    terms = []
+    for d in reversed(order):  # innermost last in `order`
+        terms.append(d if stride == "1" else "%s*%s" % (d, paren(stride)))
+        pad = rng.choice([0, 0, 0, 1, 2])
+        span = ext[d] if pad == 0 else "%s + %d" % (ext[d], pad)
+        stride = span if stride == "1" else "%s*%s" % (paren(span), paren(stride))
+    off = rng.choice([0, 0, 0, 1, 5])
+    tail = rng.choice([0, 0, 1, 4])
+    terms.reverse()
+    if rng.random() < 0.5:
+        rng.shuffle(terms)  # the sum's order is free
+    index = " + ".join(terms) if terms else "0"
+    if off:
+        index = "%d + %s" % (off, index) if rng.random() < 0.5 else "%s + %d" % (index, off)
+    size = stride  # the outermost span times its stride
+    if off + tail:
+        size = "%s + %d" % (size, off + tail)
+    return index, size
+
+
+def clause(rng, k):
+    """One clause reading x<k> and writing y<k>: returns (buffers, name line,
+    needs root, needs op)."""
+    # Rank roles. A copy needs one contributor: from is a coordinate or root.
+    op = rng.choice(["copy", "reduce"])
+    if op == "copy":
+        frm = rng.choice(["coord", "coord", "root"])
+    else:
+        frm = rng.choice(["*", "*", "*", "coord"])
+    to = rng.choice(["*", "coord", "coord", "root"])
+    nfree = rng.randint(1, 3)
+    free = ["i", "j", "k"][:nfree]
+    ext = {}
+    scaled = rng.randrange(nfree + 1)  # which free dim scales with C (or none)
+    for n, d in enumerate(free):
+        ext[d] = rng.choice(C_EXTENTS) if n == scaled else rng.choice(SMALL_EXTENTS)
+    dims = list(free)
+    frank = trank = None
+    if frm == "coord":
+        frank = "r"
+        ext["r"] = "R"
+        dims.append("r")
+    if to == "coord":
+        if frm == "coord" and rng.random() < 0.3:
+            trank = "r"  # the same rank reads and writes
+        else:
+            trank = "d"
+            ext["d"] = "R"
+            dims.append("d")
+    rng.shuffle(dims)  # declaration order is free: extents use no coordinate
+    # Destination: injective over every dim but the destination rank's.
+    dst_dims = [d for d in dims if d != trank]
+    # Sources need no injectivity: a subset of the dims (the contributor
+    # rank's dim only sometimes), never empty when something varies.
+    src_dims = [d for d in dims if d != frank or rng.random() < 0.4]
+    if len(src_dims) > 1 and rng.random() < 0.25:
+        src_dims.remove(rng.choice(src_dims))  # several names read one place
+    dst_index, dst_size = layout(rng, dst_dims, ext)
+    src_index, src_size = layout(rng, src_dims, ext)
+    sel = {"*": "*", "coord": None, "root": "root"}
+    fsel = frank if frm == "coord" else sel[frm]
+    tsel = trank if to == "coord" else sel[to]
+    if op == "copy":
+        opt, needs_op = "copy", False
+    else:
+        o = rng.choice(OPS)
+        opt, needs_op = "reduce(%s)" % o, o == "op"
+    coords = ", ".join(dims)
+    if len(dims) > 1:
+        coords = "(" + coords + ")"
+    exts = ", ".join(ext[d] for d in dims)
+    line = "  name %s in [%s]: x%d@%s[%s] -> y%d@%s[%s] %s;" % (
+        coords, exts, k, fsel, src_index, k, tsel, dst_index, opt)
+    bufs = ["  in  x%d: T[%s];" % (k, src_size), "  out y%d: T[%s];" % (k, dst_size)]
+    return bufs, line, "root" in (frm, to), needs_op
+
+
+def collective(rng, name):
+    nclauses = 1 if rng.random() < 0.75 else 2
+    bufs, lines, root, op = [], [], False, False
+    for k in range(nclauses):
+        b, l, r, o = clause(rng, k)
+        bufs += b
+        lines.append(l)
+        root |= r
+        op |= o
+    params = ["R: ranks", "C: count", "T: type"]
+    if op:
+        params.append("op: redop")
+    if root:
+        params.append("root: root")
+    src = "// generated by random_collectives.py\n"
+    src += "collective %s(%s) {\n" % (name, ", ".join(params))
+    src += "\n".join(bufs + lines) + "\n}\n"
+    return src
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--purlinc", required=True)
+    ap.add_argument("--cxx", default="c++")
+    ap.add_argument("--src", required=True, help="purlin source tree")
+    ap.add_argument("--build", required=True, help="purlin build tree")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--count", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--grid", action="append", default=[])
+    ap.add_argument("--generate-only", action="store_true")
+    a = ap.parse_args()
+
+    rng = random.Random(a.seed)
+    gen = os.path.join(a.out, "gen")
+    srcdir = os.path.join(a.out, "src")
+    os.makedirs(gen, exist_ok=True)
+    os.makedirs(srcdir, exist_ok=True)
+    accepted = rejected = 0
+    attempts = 0
+    while accepted < a.count:
+        attempts += 1
+        if attempts > 4 * a.count:
+            break
+        name = "rand%d" % accepted
+        text = collective(rng, name)
+        path = os.path.join(srcdir, name + ".purlin")
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([a.purlinc, path, "--target=host", "-o", gen],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            rejected += 1
+            msg = (p.stderr or p.stdout).strip().splitlines()
+            print("rejected (%d): %s" % (p.returncode, msg[0] if msg else "?"))
+            if p.returncode != 1:  # a crash, not a diagnostic
+                print(text + p.stderr)
+                print("random collectives: purlinc crashed")
+                return 1
+            with open(os.path.join(srcdir, "rejected%d.purlin" % rejected), "w") as f:
+                f.write(text)
+            continue
+        print(text.rstrip())
+        accepted += 1
+    print("generated: %d accepted, %d rejected" % (accepted, rejected))
+    if accepted < a.count or rejected > accepted:
+        print("random collectives: FAIL: purlinc rejected most generated collectives")
+        return 1
+    if a.generate_only:
+        return 0
+
+    runner = os.path.join(a.out, "runner")
+    sources = sorted(os.path.join(gen, f) for f in os.listdir(gen)
+                     if f.endswith(".purlin.cpp")) + [os.path.join(gen, "registry.cpp")]
+    cmd = shlex.split(a.cxx) + [
+        "-std=c++17", "-O1",
+        "-I" + os.path.join(a.src, "runtime/core/include"),
+        "-I" + os.path.join(a.src, "atom-kernels"),
+        "-I" + os.path.join(a.src, "runtime/host/include"),
+        "-I" + gen] + sources + [
+        os.path.join(a.build, "runtime/host/libpurlin_host_main.a"),
+        os.path.join(a.build, "runtime/host/libpurlin_host.a"),
+        os.path.join(a.build, "runtime/core/libpurlin_core.a"),
+        "-lpthread", "-o", runner]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stdout + p.stderr)
+        print("random collectives: FAIL: the runner does not build")
+        return 1
+
+    # The grids run at once: the host target's randomized scheduling (jitter)
+    # mostly waits, so they overlap well even on two cores.
+    procs = [(g, subprocess.Popen([runner] + shlex.split(g), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True))
+             for g in (a.grid or [""])]
+    total_pass = total_fail = 0
+    for g, proc in procs:
+        stdout, stderr = proc.communicate()
+        out = stdout.strip().splitlines()
+        for l in out[:-1]:
+            print(l)  # failures (and --table lines)
+        last = out[-1] if out else ""
+        print("grid %s: %s" % (g, last))
+        try:
+            np_, nf = last.split(" passed, ")
+            npass, nfail = int(np_), int(nf.split()[0])
+        except ValueError:
+            npass, nfail = 0, 1
+            print(stderr)
+        if proc.returncode != 0 and nfail == 0:
+            nfail = 1
+            print("runner exit status %d: %s" % (proc.returncode, stderr))
+        total_pass += npass
+        total_fail += nfail
+    print("random collectives: %d collectives, %d passed, %d failed"
+          % (accepted, total_pass, total_fail))
+    return 1 if total_fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
