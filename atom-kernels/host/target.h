@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -25,6 +27,11 @@ struct HostAtoms {
   int maxDelayUs = 50;     // longest random pause
   int64_t timeoutMs = 20000;
   std::atomic<int> timedOut{0};
+  // Waiters sleep on `cv` and every signal wakes them: lanes are many more
+  // threads than cores, so polling waiters would starve the lanes they wait
+  // for, and timed sleeps would dominate the run time.
+  std::mutex mu;
+  std::condition_variable cv;
 };
 
 class Target {
@@ -53,18 +60,14 @@ public:
   void signal(uint64_t *w, uint64_t v) {
     jitter();
     __atomic_store_n(w, v, __ATOMIC_RELEASE);
+    { std::lock_guard<std::mutex> lk(cfg_->mu); }
+    cfg_->cv.notify_all();
   }
   bool wait(const uint64_t *w, uint64_t v) {
-    // Spin briefly, then back off to sleeping: lanes are many more threads
-    // than cores, and spinning waiters would starve the lanes they wait for.
-    auto start = std::chrono::steady_clock::now();
-    for (int spin = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE) < v; ++spin) {
-      if (spin < 8)
-        std::this_thread::yield();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(spin < 64 ? 10 : 100));
-      if ((spin & 15) == 15 && std::chrono::steady_clock::now() - start >
-                                   std::chrono::milliseconds(cfg_->timeoutMs))
+    auto ready = [&] { return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= v; };
+    if (!ready()) {
+      std::unique_lock<std::mutex> lk(cfg_->mu);
+      if (!cfg_->cv.wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs), ready))
         return false;
     }
     jitter();
@@ -103,10 +106,10 @@ private:
     if (!cfg_->seed || cfg_->maxDelayUs <= 0)
       return;
     uint64_t x = rng_();
-    if (x % 4 == 0)
+    if (x % 8 == 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds((x >> 8) % cfg_->maxDelayUs));
-    else if (x % 4 == 1)
+    else if (x % 8 == 1)
       std::this_thread::yield();
   }
   const exec::Shared &S_;
