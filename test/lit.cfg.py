@@ -47,6 +47,12 @@ config.substitutions.append(
         os.path.join(config.purlin_src_root, "tools", "host-runner.sh"),
         config.purlin_obj_root)))
 
+# The GPU test binary, where the CUDA runtime was built (nvcc present).
+gpu_test = os.path.join(config.purlin_obj_root, "test", "gpu", "purlin-gpu-test")
+if os.path.exists(gpu_test):
+    config.available_features.add("cuda-build")
+    config.substitutions.append(("%gpu_test", gpu_test))
+
 # `REQUIRES: cuda` tests run only where a GPU answers.
 try:
     subprocess.run(["nvidia-smi", "-L"], check=True, timeout=30,

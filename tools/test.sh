@@ -16,3 +16,10 @@ grep -E "^-- purlin:" "$BUILD.configure.log" || true
 jobs=$(nproc)
 ninja -C "$BUILD" -j"$jobs"
 ninja -C "$BUILD" -j"$jobs" check-purlin
+# The GPU tests once more in plain sight: a quick run on a GPU, or the
+# visible skip without one.
+if [ -x "$BUILD/test/gpu/purlin-gpu-test" ]; then
+  "$BUILD/test/gpu/purlin-gpu-test" --quick | tail -n 3
+else
+  echo "GPU tests: not built (no nvcc)"
+fi
