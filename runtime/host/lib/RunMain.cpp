@@ -35,7 +35,8 @@ const char *kUsage =
     "  --ranks LIST         rank counts (default 1,2,3,4,5,8)\n"
     "  --counts LIST        element counts, bound to the first count\n"
     "                       parameter (others get 1 + C % 3; default 0,1,7,1031)\n"
-    "  --dtypes LIST|all    element types (default all)\n"
+    "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
+    "                       then run one type of each width)\n"
     "  --ops LIST|all       reduction ops (default all)\n"
     "  --inplace no|yes|both  (default both)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
                                   inplace = {"no", "yes"};
   std::string strategy = "all";
   int launches = 2;
+  bool dtypesGiven = false;
   uint64_t seed = 1;
   bool table = false;
   for (int i = 1; i < argc; ++i) {
@@ -69,8 +71,10 @@ int main(int argc, char **argv) {
       counts = split(next());
     else if (a == "--dtypes") {
       std::string v = next();
-      if (v != "all")
+      if (v != "all") {
         dtypes = split(v);
+        dtypesGiven = true;
+      }
     } else if (a == "--ops") {
       std::string v = next();
       if (v != "all")
@@ -138,7 +142,7 @@ int main(int argc, char **argv) {
     // A copy collective moves bytes: one type of each width is enough to
     // cover every type; a reduction runs every type and op.
     std::vector<std::string> ts = dtypes;
-    if (!reduces)
+    if (!reduces && !dtypesGiven)
       ts = {"i8", "f16", "f32", "f64"};
     if (!hasType)
       ts = {ts.front()};
