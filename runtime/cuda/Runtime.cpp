@@ -2,6 +2,7 @@
 // memory and scratch, validation, plan choice and stream-ordered launch.
 #include "purlin/purlin.h"
 
+#include "Bootstrap.h"
 #include "PeerMemory.h"
 #include "common/exec.h"
 #include "common/sm/aux.h"
@@ -51,6 +52,17 @@ struct purlinComm {
   uint32_t *errHost = nullptr; // mapped host memory, written by the device
   uint32_t *errDev = nullptr;
   uint64_t timeoutNs = sm::kDefaultTimeoutNs;
+  // One process per GPU (purlinCommCreateRank): this process's rank, and
+  // the symmetric allocations of purlinMemAlloc (peer addresses per rank).
+  bool multiProcess = false;
+  int rank = 0;
+  std::shared_ptr<rt::Bootstrap> boot;
+  struct SymAlloc {
+    char *base;
+    size_t bytes;
+    std::vector<void *> peers; // per rank; peers[rank] == base
+  };
+  std::vector<SymAlloc> sym;
 };
 
 struct purlinColl {
@@ -169,12 +181,130 @@ purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
   return ok();
 }
 
+purlinStatus purlinCommCreateRank(purlinComm_t *out, int nranks, int rank,
+                                  int device, const char *bootstrapDir) {
+  if (!out)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreateRank: null argument");
+  *out = nullptr;
+  std::string dir = bootstrapDir ? bootstrapDir : "", err;
+  int64_t timeoutMs = 60000;
+  if (!rt::Bootstrap::fromEnvironment(rank, nranks, dir, timeoutMs, err))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreateRank: " + err);
+  if (nranks < 1 || nranks > ex::kMaxRanks)
+    return fail(PURLIN_ERR_BAD_RANK_COUNT,
+                "purlinCommCreateRank: " + std::to_string(nranks) +
+                    " ranks; 1 to " + std::to_string(ex::kMaxRanks) +
+                    " supported");
+  if (rank < 0 || rank >= nranks)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinCommCreateRank: rank " + std::to_string(rank) + " of " +
+                    std::to_string(nranks));
+  int ndev = 0;
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  if (e != cudaSuccess || ndev < 1) {
+    cudaGetLastError();
+    return fail(PURLIN_ERR_NO_DEVICE, std::string("no CUDA GPU: ") +
+                                          cudaGetErrorString(e));
+  }
+  if (device < 0)
+    device = rank % ndev;
+  if (device >= ndev)
+    return fail(PURLIN_ERR_NO_DEVICE, "rank " + std::to_string(rank) +
+                                          " on GPU " + std::to_string(device) +
+                                          ", but there are " +
+                                          std::to_string(ndev));
+  auto c = std::make_unique<purlinComm>();
+  c->R = nranks;
+  c->rank = rank;
+  c->multiProcess = true;
+  c->rankDevice.assign(nranks, -1); // other processes' GPUs are theirs
+  c->rankDevice[rank] = device;
+  c->devices = {device};
+  c->first = {rank};
+  c->count = {1};
+  c->boot = std::make_shared<rt::Bootstrap>(dir, rank, nranks, timeoutMs);
+  if (!c->boot->init(err))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreateRank: " + err);
+  // Agree on the job's shape: every process must name the same R.
+  std::vector<std::string> all;
+  std::string mine = std::to_string(nranks) + " " + std::to_string(device);
+  if (!c->boot->allGather(mine, all, err))
+    return fail(PURLIN_ERR_TIMEOUT, "purlinCommCreateRank: " + err);
+  for (int r = 0; r < nranks; ++r)
+    if (all[r].substr(0, all[r].find(' ')) != std::to_string(nranks))
+      return fail(PURLIN_ERR_BAD_RANK_COUNT,
+                  "purlinCommCreateRank: rank " + std::to_string(r) +
+                      " says the job has " + all[r].substr(0, all[r].find(' ')) +
+                      " ranks, this one " + std::to_string(nranks));
+  DeviceGuard guard;
+  e = cudaSetDevice(device);
+  if (e != cudaSuccess)
+    return cudaFail(e, "selecting GPU " + std::to_string(device));
+  e = cudaHostAlloc((void **)&c->errHost, sizeof(uint32_t),
+                    cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess)
+    return cudaFail(e, "allocating the error word");
+  *c->errHost = 0;
+  e = cudaHostGetDevicePointer((void **)&c->errDev, c->errHost, 0);
+  if (e != cudaSuccess)
+    return cudaFail(e, "mapping the error word");
+  if (const char *t = std::getenv("PURLIN_TIMEOUT_MS"))
+    c->timeoutNs = (uint64_t)std::atoll(t) * 1000000ull;
+  c->mem = std::make_unique<rt::IpcPeerMemory>(c->boot, device);
+  *out = c.release();
+  return ok();
+}
+
+int purlinCommRank(purlinComm_t c) { return c ? c->rank : -1; }
+int purlinCommIsMultiProcess(purlinComm_t c) { return c && c->multiProcess; }
+
+purlinStatus purlinMemAlloc(purlinComm_t c, size_t bytes, void **ptr) {
+  if (!c || !ptr)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemAlloc: null argument");
+  *ptr = nullptr;
+  if (!c->multiProcess)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinMemAlloc: only for communicators of purlinCommCreateRank "
+                "(one process's ranks take any device memory)");
+  std::vector<void *> peers;
+  std::string err;
+  DeviceGuard guard;
+  if (!c->mem->allocate((int64_t)bytes, peers, err))
+    return fail(PURLIN_ERR_OUT_OF_MEMORY, "purlinMemAlloc: " + err);
+  c->sym.push_back({(char *)peers[c->rank], bytes > 0 ? bytes : 16, peers});
+  *ptr = peers[c->rank];
+  return ok();
+}
+
+purlinStatus purlinMemFree(purlinComm_t c, void *ptr) {
+  if (!c || !c->multiProcess)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemFree: not a multi-process communicator");
+  for (size_t i = 0; i < c->sym.size(); ++i)
+    if (c->sym[i].base == ptr) {
+      DeviceGuard guard;
+      c->mem->release(c->sym[i].peers);
+      c->sym.erase(c->sym.begin() + i);
+      return ok();
+    }
+  return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemFree: not from purlinMemAlloc");
+}
+
 purlinStatus purlinCommDestroy(purlinComm_t c) {
   if (!c)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "null communicator");
   if (c->errHost)
     cudaFreeHost(c->errHost);
+  std::string err;
+  bool closed = true;
+  if (c->multiProcess) {
+    for (auto &a : c->sym) // allocations the application did not free
+      c->mem->release(a.peers);
+    c->mem.reset();
+    closed = c->boot->close(err);
+  }
   delete c;
+  if (!closed)
+    return fail(PURLIN_ERR_TIMEOUT, "purlinCommDestroy: " + err);
   return ok();
 }
 
@@ -309,8 +439,11 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     c->sigs.push_back(sig);
     uint64_t aux[sm::kAuxWords] = {(uint64_t)(uintptr_t)comm->errDev,
                                    comm->timeoutNs,
-                                   comm->devices.size() == 1 ? 1ull : 0ull};
-    for (int r = 0; r < comm->R; ++r) {
+                                   comm->devices.size() == 1 && !comm->multiProcess
+                                       ? 1ull : 0ull};
+    // Each process initializes its own ranks' aux words (aux[0] is an
+    // address in this process).
+    for (int r = comm->first[0]; r < comm->first.back() + comm->count.back(); ++r) {
       cudaSetDevice(comm->rankDevice[r]);
       cudaError_t e = cudaMemcpy(
           (uint64_t *)sig[r] + ex::signalWords(pl.nsignals, comm->R, pl.lanes,
@@ -324,6 +457,9 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     cudaSetDevice(dev);
     cudaDeviceSynchronize();
   }
+  // Every process has initialized its signals before anyone launches.
+  if (!comm->mem->barrier(err))
+    return fail(PURLIN_ERR_TIMEOUT, "purlinCollCreate: " + err);
   *out = c.release();
   return ok();
 }
@@ -460,11 +596,38 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   const int nb = (int)d.buffers.size();
   if (!a->buffers)
     return fail(PURLIN_ERR_NULL_BUFFER, "purlinLaunch: null buffer array");
+  void *const *bufs = a->buffers;
+  std::vector<void *> symBufs;
+  if (comm->multiProcess) {
+    // This rank's buffers -> every rank's, through the symmetric allocation.
+    symBufs.assign((size_t)R * nb, nullptr);
+    for (int i = 0; i < nb; ++i) {
+      char *p = (char *)a->buffers[i];
+      if (!p)
+        continue; // checked below, with the buffer's size
+      const purlinComm::SymAlloc *hit = nullptr;
+      for (auto &sa : comm->sym)
+        if (p >= sa.base && p < sa.base + sa.bytes)
+          hit = &sa;
+      if (!hit)
+        return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                    "buffer '" + d.buffers[i].name +
+                        "' is not in memory of purlinMemAlloc (a multi-process "
+                        "communicator needs symmetric buffers)");
+      if ((int64_t)(hit->base + hit->bytes - p) < elems[i] * S.elemSize)
+        return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                    "buffer '" + d.buffers[i].name +
+                        "' runs past the end of its purlinMemAlloc allocation");
+      for (int r = 0; r < R; ++r)
+        symBufs[(size_t)r * nb + i] = (char *)hit->peers[r] + (p - hit->base);
+    }
+    bufs = symBufs.data();
+  }
   bool overlap = false;
   int64_t maxBytes = 0;
   for (int r = 0; r < R; ++r) {
     for (int i = 0; i < nb; ++i) {
-      void *p = a->buffers[r * nb + i];
+      void *p = bufs[r * nb + i];
       int64_t bytes = elems[i] * S.elemSize;
       if (bytes > maxBytes)
         maxBytes = bytes;

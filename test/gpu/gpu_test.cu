@@ -48,8 +48,21 @@ namespace {
 
 struct Options {
   bool quick = false, large = false, sanitize = false;
+  // --spread (issue #5; NOT RUN YET): R ranks over the visible GPUs in
+  // consecutive blocks (one rank per GPU when R <= GPUs), each rank's
+  // buffers on its GPU; graph-replay tests skipped (they use one stream).
+  bool spread = false;
+  int ndev = 1;
   std::string only;
 } gOpt;
+
+/// Rank r's GPU among R ranks.
+int devOf(int R, int r) {
+  if (!gOpt.spread)
+    return 0;
+  int nd = gOpt.ndev < R ? gOpt.ndev : R;
+  return (int)((int64_t)r * nd / R);
+}
 
 struct Coll {
   std::string name;
@@ -83,6 +96,8 @@ purlinComm_t commFor(int R) {
   if (it != gComms.end())
     return it->second;
   std::vector<int> devs(R, 0);
+  for (int r = 0; r < R; ++r)
+    devs[r] = devOf(R, r);
   purlinComm_t c = nullptr;
   if (purlinCommCreate(&c, R, devs.data()) != PURLIN_SUCCESS) {
     std::printf("FATAL: purlinCommCreate: %s\n", purlinGetLastError());
@@ -173,6 +188,8 @@ void runCase(const Case &k) {
   std::vector<void *> dev(k.R * nb, nullptr), allocs;
   std::vector<int64_t> inOff(k.R, 0), outOff(k.R, 0);
   for (int r = 0; r < k.R; ++r) {
+    if (gOpt.spread)
+      CUDA_OK(cudaSetDevice(devOf(k.R, r)));
     if (k.inplace) {
       int64_t ib = data[r][inBuf].size(), ob = data[r][outBuf].size();
       int64_t big = ib > ob ? ib : ob;
@@ -202,6 +219,8 @@ void runCase(const Case &k) {
       }
     }
   }
+  if (gOpt.spread)
+    CUDA_OK(cudaSetDevice(0));
   purlinArgs a = {};
   a.dtype = (int)k.t;
   a.op = (int)k.op;
@@ -223,6 +242,11 @@ void runCase(const Case &k) {
           purlinGetLastError());
   } else {
     cudaError_t e = cudaDeviceSynchronize();
+    for (int g = 1; gOpt.spread && g < gOpt.ndev && e == cudaSuccess; ++g) {
+      CUDA_OK(cudaSetDevice(g));
+      e = cudaDeviceSynchronize();
+      CUDA_OK(cudaSetDevice(0));
+    }
     if (e != cudaSuccess) {
       std::printf("FATAL %s: %s\n", caseText(k).c_str(), cudaGetErrorString(e));
       std::exit(1);
@@ -283,7 +307,7 @@ __global__ void checkOutputs(int32_t *const *y, int R, int64_t n,
 }
 
 void graphReplays(const Coll &c, int R, int64_t count, int replays) {
-  if (c.desc.buffers.size() != 2)
+  if (c.desc.buffers.size() != 2 || gOpt.spread)
     return;
   purlinColl_t h = collFor(c, R, count);
   std::vector<int32_t *> x(R), y(R);
@@ -442,12 +466,21 @@ int main(int argc, char **argv) {
       gOpt.sanitize = true;
     else if (s == "--only" && i + 1 < argc)
       gOpt.only = argv[++i];
+    else if (s == "--spread")
+      gOpt.spread = true;
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     std::printf("SKIPPED: no CUDA GPU\n");
     return 0;
   }
+  gOpt.ndev = ndev;
+  if (gOpt.spread && ndev < 2) {
+    std::printf("SKIPPED: --spread needs >= 2 GPUs, found %d\n", ndev);
+    return 0;
+  }
+  if (gOpt.spread)
+    std::printf("purlin-gpu-test --spread: ranks over %d GPUs\n", ndev);
   int n = 0;
   const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
   std::vector<Coll> colls;
@@ -522,7 +555,7 @@ int main(int argc, char **argv) {
       graphReplays(c, 8, 2048, gOpt.sanitize ? 10 : 10000); // 8 KiB per rank
       if (!gOpt.sanitize)
         graphReplays(c, 8, 1 << 18, 1000); // 1 MiB per rank (two-shot)
-      if (!gOpt.sanitize)
+      if (!gOpt.sanitize && !gOpt.spread)
         errorTests(c);
     }
   for (auto &kv : gColls)

@@ -14,6 +14,7 @@
 #ifndef PURLIN_PURLIN_H
 #define PURLIN_PURLIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/entry.h" /* purlin_collective_info: what purlinc exports */
@@ -62,6 +63,40 @@ const char *purlinStatusString(purlinStatus s);
 purlinStatus purlinCommCreate(purlinComm_t *comm, int nranks,
                               const int *rankDevices);
 purlinStatus purlinCommDestroy(purlinComm_t comm);
+/* One process per GPU (issue #5): this process is rank `rank` of `nranks`,
+ * on GPU `device`; the processes share one host and meet through the
+ * directory `bootstrapDir` (the same fresh directory for every process of
+ * the job; it is created when missing and emptied by the last process out).
+ * rank < 0, nranks < 0, bootstrapDir NULL: PURLIN_RANK, PURLIN_NRANKS,
+ * PURLIN_BOOTSTRAP_DIR (or OMPI_COMM_WORLD_RANK/SIZE, SLURM_PROCID/NTASKS);
+ * device < 0: rank % (visible GPUs). PURLIN_BOOTSTRAP_TIMEOUT_MS (default
+ * 60000) bounds every exchange. Peer memory is cudaMalloc memory shared by
+ * cudaIpc handles; NVLink multicast is never used.
+ *
+ * Such a communicator differs from purlinCommCreate's in three ways:
+ *  - purlinCommCreateRank, purlinCommDestroy, purlinCollCreate,
+ *    purlinCollDestroy, purlinMemAlloc and purlinMemFree are collective:
+ *    every process calls them, in the same order, with the same arguments
+ *    (sizes, maxParams);
+ *  - purlinLaunch's buffers are this rank's only ([buffer]) and must lie in
+ *    memory of purlinMemAlloc, at the same offset of the same allocation on
+ *    every rank ("symmetric" buffers: a peer's address is its allocation's
+ *    base plus that offset); streams[0] is this GPU's stream;
+ *  - purlinCommDeviceCount is 1 (this process's GPU).
+ *
+ * NOT RUN YET: written and compiled without a GPU; see docs/performance.md,
+ * "Several GPUs: not run yet". */
+purlinStatus purlinCommCreateRank(purlinComm_t *comm, int nranks, int rank,
+                                  int device, const char *bootstrapDir);
+/* This process's rank in `comm` (0 for purlinCommCreate's communicators),
+ * and whether its ranks span processes. */
+int purlinCommRank(purlinComm_t comm);
+int purlinCommIsMultiProcess(purlinComm_t comm);
+/* Symmetric memory of a purlinCommCreateRank communicator: `bytes` (zeroed)
+ * on this process's GPU, mapped by every peer. Collective. */
+purlinStatus purlinMemAlloc(purlinComm_t comm, size_t bytes, void **ptr);
+purlinStatus purlinMemFree(purlinComm_t comm, void *ptr);
+
 /* Distinct GPUs, in rank order: launches take one stream per GPU. */
 int purlinCommDeviceCount(purlinComm_t comm);
 int purlinCommDevice(purlinComm_t comm, int i);
