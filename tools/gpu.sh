@@ -53,5 +53,36 @@ E=256M; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && E=64M
   build-gpu/tools/purlin-bench/purlin-latency-probe
 } 2>&1 | tee "$LOG/bench.log" | grep -v "^# size"
 step "bench: see $LOG/bench.log"
+# ---------------------------------------------------------------------------
+# Several GPUs (issue 5). Runs only where `nvidia-smi -L` lists >= 2 GPUs;
+# NOT RUN YET (no multi-GPU machine so far). NVLink multicast stays off.
+# - the GPU tests with the ranks spread one per GPU, in one process;
+# - one process per GPU (purlinCommCreateRank, cudaIpc handles);
+# - purlin-bench --nccl: purlin and NCCL side by side, same process, same
+#   buffers, 8 collectives, 8 B .. 4 GiB (ratio p/nccl per size).
+# ---------------------------------------------------------------------------
+NG=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [ "$NG" -ge 2 ]; then
+  export NCCL_NVLS_ENABLE=0
+  ninja -C build-gpu -j"$(nproc)" purlin-mp-test >>"$LOG/build.log" 2>&1 \
+    || step "multi-GPU: building purlin-mp-test FAILED (see $LOG/build.log)"
+  t0=$(date +%s)
+  $T --spread $targs 2>&1 | tee "$LOG/gpu-test-spread.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -60
+  step "gpu tests --spread ($targs, one rank per GPU, $NG GPUs, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test-spread.log")"
+  build-gpu/test/gpu/purlin-mp-test "$NG" 2>&1 | tee "$LOG/mp-test.log" | grep -E "FAIL|passed|SKIPPED" | head -40
+  step "one process per GPU ($NG processes): $(tail -1 "$LOG/mp-test.log")"
+  EN=4G; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && EN=256M
+  t0=$(date +%s)
+  for c in all_reduce all_gather reduce_scatter broadcast reduce all_to_all gather scatter; do
+    # Checked against the reference up to 64 MiB; unchecked (host memory,
+    # time) from 256 MiB. -o is ignored by the copy collectives.
+    $B --nccl -C $c -g "$NG" -d bf16 -o sum -b 8 -e 64M -f 8 -n 20 -w 5 -c 1
+    $B --nccl -C $c -g "$NG" -d bf16 -o sum -b 256M -e $EN -f 2 -n 10 -w 2 -c 0
+  done 2>&1 | tee "$LOG/bench-nccl.log" | grep -v "^# size"
+  step "bench vs NCCL ($NG GPUs, 8 B .. $EN, $(( $(date +%s) - t0 )) s): see $LOG/bench-nccl.log"
+else
+  step "several GPUs: skipped ($NG GPU; needs >= 2)"
+fi
+
 echo "== summary"
 printf '%s\n' "${summary[@]}"
