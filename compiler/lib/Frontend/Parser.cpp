@@ -145,19 +145,7 @@ bool Parser::param(Collective &c) {
     return expected("a parameter kind (ranks, count, root, type, redop or "
                     "table)");
   const std::string kind = tok_.text;
-  if (kind == "ranks")
-    p.kind = ParamKind::Ranks;
-  else if (kind == "count")
-    p.kind = ParamKind::Count;
-  else if (kind == "root")
-    p.kind = ParamKind::Root;
-  else if (kind == "type")
-    p.kind = ParamKind::Type;
-  else if (kind == "redop")
-    p.kind = ParamKind::Op;
-  else if (kind == "table")
-    p.kind = ParamKind::Table;
-  else
+  if (!parseParamKind(kind, p.kind))
     return expected("a parameter kind (ranks, count, root, type, redop or "
                     "table)");
   consume();

@@ -82,46 +82,45 @@ struct Builder {
   }
 };
 
-// One-shot: every destination reads the contributions of its names where
-// they lie (inputs, or scratch copies of them) and combines them.
+// The one-round strategies: stage, a `ready` barrier, one consume, a
+// `done` barrier.
 //   ready: a contributor's data may be read (it has been written/copied);
 //   done:  a destination has finished reading, so the contributor may let
-//          its caller reuse the input (and the next launch overwrite it).
-void direct(const Collective &c, Builder &b, bool copy) {
+//          its caller reuse the input (and the next launch overwrite it);
+//          where consumers write to peers, also that every write has landed.
+// With `copy`, contributions are read from scratch copies; a copy is cut
+// among the contributor's lanes unlike the reads of any one consumer lane,
+// so both waits then cover every lane.
+void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
+              DestKind dst, PeerSet readers, PeerSet contributors) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     int ck = (int)k;
     std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
     int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
-    // A copy is cut among the contributor's lanes unlike the reads of
-    // any one consumer lane: with copies, both waits cover every lane.
     b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
-    b.notify(ck, ready, PeerSet::Dsts);
-    b.wait(ck, ready, PeerSet::Srcs, false, copy);
-    b.consume(ck, Selection::Mine,
-              copy ? SourceKind::Scratch : SourceKind::Input, DestKind::Self);
-    b.notify(ck, done, PeerSet::Srcs);
-    b.wait(ck, done, PeerSet::Dsts, false, copy);
+    b.notify(ck, ready, readers);
+    b.wait(ck, ready, contributors, false, copy);
+    b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input, dst);
+    b.notify(ck, done, contributors);
+    b.wait(ck, done, readers, false, copy);
   }
+}
+
+// One-shot: every destination reads the contributions of its names where
+// they lie (inputs, or scratch copies of them) and combines them; barriers
+// address the ranks that exchange names.
+void direct(const Collective &c, Builder &b, bool copy) {
+  oneRound(c, b, copy, Selection::Mine, DestKind::Self, PeerSet::Dsts,
+           PeerSet::Srcs);
 }
 
 // Two-shot: rank r owns part r of every box of names; it reads every
 // contribution of its part, combines them once, and writes the result to
 // every destination. Everyone reads from and writes to everyone, so both
-// barriers address all ranks; `done` also tells a destination that every
-// owner has written its output.
+// barriers address all ranks.
 void twoShot(const Collective &c, Builder &b, bool copy) {
-  for (size_t k = 0; k < c.clauses.size(); ++k) {
-    int ck = (int)k;
-    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
-    int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
-    b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
-    b.notify(ck, ready, PeerSet::All);
-    b.wait(ck, ready, PeerSet::All, false, copy);
-    b.consume(ck, Selection::Owned,
-              copy ? SourceKind::Scratch : SourceKind::Input, DestKind::All);
-    b.notify(ck, done, PeerSet::All);
-    b.wait(ck, done, PeerSet::All, false, copy);
-  }
+  oneRound(c, b, copy, Selection::Owned, DestKind::All, PeerSet::All,
+           PeerSet::All);
 }
 
 // Staged: per chunk, a contributor pushes its names into each destination's

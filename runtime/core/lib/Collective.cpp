@@ -25,6 +25,16 @@ const char *paramKindName(ParamKind k) {
   return "?";
 }
 
+bool parseParamKind(const std::string &s, ParamKind &out) {
+  for (ParamKind k : {ParamKind::Ranks, ParamKind::Count, ParamKind::Root,
+                      ParamKind::Type, ParamKind::Op, ParamKind::Table})
+    if (s == paramKindName(k)) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+
 const Param *Collective::param(const std::string &n) const {
   for (auto &p : params)
     if (p.name == n)
@@ -789,18 +799,9 @@ bool readDesc(const std::string &text, Collective &out, std::string &error) {
       p.name = w[1];
       p.loc = loc;
       const std::string &kind = w[2];
-      if (kind == "ranks")
-        p.kind = ParamKind::Ranks;
-      else if (kind == "count")
-        p.kind = ParamKind::Count;
-      else if (kind == "root")
-        p.kind = ParamKind::Root;
-      else if (kind == "type")
-        p.kind = ParamKind::Type;
-      else if (kind == "redop")
-        p.kind = ParamKind::Op;
-      else if (kind == "table") {
-        p.kind = ParamKind::Table;
+      if (!parseParamKind(kind, p.kind))
+        return fail("unknown parameter kind '" + kind + "'");
+      if (p.kind == ParamKind::Table) {
         size_t i = 3;
         for (; i < w.size() && br[i]; ++i) {
           Expr e;
@@ -812,8 +813,7 @@ bool readDesc(const std::string &text, Collective &out, std::string &error) {
           return fail("expected 'param NAME table [EXT]... max [EXPR]'");
         if (!expr(w[i + 1], p.max))
           return false;
-      } else
-        return fail("unknown parameter kind '" + kind + "'");
+      }
       out.params.push_back(p);
     } else if (k == "buffer" && w.size() == 5 && br[4]) {
       Buffer b;

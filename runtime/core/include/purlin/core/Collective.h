@@ -30,7 +30,8 @@ struct SrcLoc {
 };
 
 enum class ParamKind { Ranks, Count, Root, Type, Op, Table };
-const char *paramKindName(ParamKind k);
+const char *paramKindName(ParamKind k); // "ranks", ..., "redop", "table"
+bool parseParamKind(const std::string &s, ParamKind &out);
 
 struct Param {
   std::string name;
