@@ -3,7 +3,8 @@
 // buffers from purlinMemAlloc, an i32 sum all-reduce (out of place, several
 // counts, eager and 100 back to back), checked against the sum computed on
 // the host. The parent never initializes CUDA (a forked child could not use
-// it); a child counts the GPUs first.
+// it); a child counts the GPUs first. Before that, a child checks
+// purlinCommCreateRank's arguments (runs on the CPU too, in ctest).
 //
 //   purlin-mp-test [R]      R: ranks (default: every visible GPU; >= 2)
 #include "GeneratedRegistry.h"
@@ -108,8 +109,72 @@ static int rankMain(int rank, int R, const std::string &dir) {
   return failures ? 1 : 0;
 }
 
+/// purlinCommCreateRank's argument checks (no GPU needed: they fail before
+/// any peer is awaited). Run in a child, like everything that touches CUDA.
+static int argChecks() {
+  int passed = 0, failed = 0;
+  auto check = [&](bool ok, const char *what) {
+    ok ? ++passed : ++failed;
+    if (!ok)
+      std::printf("args: FAIL %s (%s)\n", what, purlinGetLastError());
+  };
+  unsetenv("PURLIN_RANK");
+  unsetenv("PURLIN_NRANKS");
+  unsetenv("PURLIN_BOOTSTRAP_DIR");
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("SLURM_PROCID");
+  purlinComm_t c = nullptr;
+  check(purlinCommCreateRank(nullptr, 2, 0, 0, "/tmp") ==
+            PURLIN_ERR_INVALID_ARGUMENT, "null comm");
+  check(purlinCommCreateRank(&c, -1, -1, -1, nullptr) ==
+                PURLIN_ERR_INVALID_ARGUMENT &&
+            std::strstr(purlinGetLastError(), "PURLIN_RANK"),
+        "no rank anywhere");
+  check(purlinCommCreateRank(&c, 0, 0, 0, "/tmp") == PURLIN_ERR_BAD_RANK_COUNT,
+        "0 ranks");
+  check(purlinCommCreateRank(&c, 33, 0, 0, "/tmp") == PURLIN_ERR_BAD_RANK_COUNT,
+        "33 ranks");
+  check(purlinCommCreateRank(&c, 2, 2, 0, "/tmp") == PURLIN_ERR_INVALID_ARGUMENT,
+        "rank 2 of 2");
+  check(c == nullptr, "no communicator after errors");
+  check(purlinCommRank(nullptr) == -1 && !purlinCommIsMultiProcess(nullptr),
+        "null queries");
+  void *p = nullptr;
+  check(purlinMemAlloc(nullptr, 16, &p) == PURLIN_ERR_INVALID_ARGUMENT, "MemAlloc null");
+  // One rank alone: a communicator where a GPU answers, PURLIN_ERR_NO_DEVICE
+  // where none does; never a wait for peers.
+  char tmpl[] = "/tmp/purlin-mp1-XXXXXX";
+  if (mkdtemp(tmpl)) {
+    setenv("PURLIN_RANK", "0", 1);
+    setenv("PURLIN_NRANKS", "1", 1);
+    setenv("PURLIN_BOOTSTRAP_DIR", tmpl, 1);
+    purlinStatus st = purlinCommCreateRank(&c, -1, -1, -1, nullptr);
+    check(st == PURLIN_SUCCESS || st == PURLIN_ERR_NO_DEVICE, "R=1 from the environment");
+    if (st == PURLIN_SUCCESS) {
+      check(purlinCommRank(c) == 0 && purlinCommIsMultiProcess(c), "queries");
+      check(purlinMemAlloc(c, 1 << 20, &p) == PURLIN_SUCCESS && p, "MemAlloc R=1");
+      check(purlinMemFree(c, p) == PURLIN_SUCCESS, "MemFree R=1");
+      check(purlinCommDestroy(c) == PURLIN_SUCCESS, "destroy R=1");
+    }
+    rmdir(tmpl);
+  }
+  std::printf("args: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  {
+    pid_t p = fork();
+    if (p == 0)
+      _exit(argChecks());
+    int st = 0;
+    waitpid(p, &st, 0);
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+      std::printf("FAIL: argument checks\n");
+      return 1;
+    }
+  }
   int ngpu = countGpus();
   int R = argc > 1 ? std::atoi(argv[1]) : ngpu;
   if (ngpu < 2 || R < 2 || R > ngpu) {
