@@ -130,24 +130,6 @@ bool verifyCollective(const Collective &c, std::vector<Diag> &errors,
     }
   }
   std::vector<Binding> samples = sampleBindings(c);
-  // sampleBindings sizes the sample tables before it applies the values
-  // bound at compile time: size them again under the final scalars.
-  for (auto &b : samples)
-    for (auto &p : c.params) {
-      if (p.kind != ParamKind::Table || !p.bound.empty())
-        continue;
-      int64_t total = 1, mx = 0, e = 0;
-      std::string err;
-      for (auto &d : p.dims)
-        total *= evalParamExpr(c, b, d, e, err) ? std::max<int64_t>(e, 0) : 0;
-      evalParamExpr(c, b, p.max, mx, err);
-      std::vector<int64_t> &v = b.tables[p.name];
-      if ((int64_t)v.size() == total || total > kMaxVerifyElements)
-        continue;
-      v.resize(total);
-      for (int64_t i = 0; i < total; ++i)
-        v[i] = mx > 0 ? (i * 7 + 3) % (mx + 1) : 0;
-    }
   // A root bound at compile time fits only the rank counts above it.
   std::vector<Binding> usable;
   for (auto &b : samples) {
