@@ -15,7 +15,8 @@ cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.configure.lo
 grep -E "^-- purlin:" "$BUILD.configure.log" || true
 jobs=$(nproc)
 ninja -C "$BUILD" -j"$jobs"
-ninja -C "$BUILD" -j"$jobs" check-purlin
+ninja -C "$BUILD" -j"$jobs" check-purlin 2>&1 | tee "$BUILD.check.log"
+count() { grep -oE "^ *$1 *: *[0-9]+" "$BUILD.check.log" | grep -oE '[0-9]+$' || echo 0; }
 # The GPU tests once more in plain sight: a quick run on a GPU, or the
 # visible skip without one.
 if [ -x "$BUILD/test/gpu/purlin-gpu-test" ]; then
@@ -23,3 +24,4 @@ if [ -x "$BUILD/test/gpu/purlin-gpu-test" ]; then
 else
   echo "GPU tests: not built (no nvcc)"
 fi
+echo "lit: $(count Passed) passed, $(count Failed) failed, $(count Unsupported) skipped"
