@@ -168,14 +168,21 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
   return true;
 }
 
-// Whether two-shot pays: some clause reduces names that several ranks
-// receive, so combining once per name and writing it R times moves fewer
-// bytes than every destination combining all contributions itself.
-bool reducesToMany(const Collective &c) {
-  for (auto &cl : c.clauses)
-    if ((cl.op != RedOp::Copy || !cl.opParam.empty()) && cl.from.rank.every &&
-        cl.to.rank.every)
+// Whether two-shot pays for large messages: some clause reduces the
+// contributions of every rank into names that every rank receives (combining
+// once per name and writing it R times moves fewer bytes than every
+// destination combining all contributions itself) or that one rank receives
+// (one-shot would leave the combining to that rank's lanes alone; two-shot
+// spreads it over every rank's lanes, same bytes). Where each rank receives
+// its own names (reduce-scatter), one-shot already spreads the work.
+bool twoShotPays(const Collective &c) {
+  for (auto &cl : c.clauses) {
+    bool reduces = cl.op != RedOp::Copy || !cl.opParam.empty();
+    RankRole to = rankRole(cl, cl.to.rank);
+    if (reduces && cl.from.rank.every &&
+        (to.kind == RankRole::Every || to.kind == RankRole::Fixed))
       return true;
+  }
   return false;
 }
 } // namespace
@@ -213,7 +220,7 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
     plans.push_back(p);
     return true;
   };
-  bool two = reducesToMany(c);
+  bool two = twoShotPays(c);
   return add("direct", smallLanes, 0, small) &&
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&

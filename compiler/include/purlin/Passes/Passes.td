@@ -13,8 +13,9 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
     clause's rank roles (who contributes, who receives), never from the
     collective's name. With `strategy=auto` (the default), the chooser's set
     of programs with their size bands: one-shot (`direct`) for small
-    messages, `two_shot` for large reductions that many ranks receive, and
-    the in-place-safe variants (`direct_copy`, `two_shot_copy`).
+    messages, `two_shot` for large reductions of every rank's contributions
+    that every rank or one rank receives, and the in-place-safe variants
+    (`direct_copy`, `two_shot_copy`).
 
     ```mlir
     // purlin-opt --purlin-snac-infer="strategy=staged chunks=4"
