@@ -51,8 +51,7 @@ struct Emitter {
   int scalarSlot(const std::string &n) const {
     int k = 0;
     for (auto &p : c.params) {
-      if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count ||
-          p.kind == ParamKind::Root) {
+      if (isScalarParam(p.kind)) {
         if (p.name == n)
           return k;
         ++k;
@@ -270,7 +269,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     << "#pragma once\n#include \"common/entry.h\"\n\n";
   h << "// Parameters (scalar values go in this order):";
   for (auto &p : c.params)
-    if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count || p.kind == ParamKind::Root)
+    if (isScalarParam(p.kind))
       h << " " << p.name << " (" << paramKindName(p.kind) << ")";
   h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
     << "const purlin_collective_info *purlin_collective_" << c.name << "(void);\n"

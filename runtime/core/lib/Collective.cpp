@@ -333,8 +333,7 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
   std::vector<std::string> scalarNames;
   slots.clear();
   for (auto &p : c.params)
-    if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count ||
-        p.kind == ParamKind::Root) {
+    if (isScalarParam(p.kind)) {
       auto it = b.scalars.find(p.name);
       if (it == b.scalars.end()) {
         error = "parameter '" + p.name + "' is not bound";

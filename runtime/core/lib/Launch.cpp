@@ -8,8 +8,7 @@ bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
   int ns = 0, nt = 0;
   int64_t words = 0;
   for (auto &p : c.params) {
-    if (p.kind == ParamKind::Ranks || p.kind == ParamKind::Count ||
-        p.kind == ParamKind::Root) {
+    if (isScalarParam(p.kind)) {
       auto it = b.scalars.find(p.name);
       if (it == b.scalars.end()) {
         error = "parameter '" + p.name + "' is not bound";

@@ -32,6 +32,12 @@ struct SrcLoc {
 enum class ParamKind { Ranks, Count, Root, Type, Op, Table };
 const char *paramKindName(ParamKind k); // "ranks", ..., "redop", "table"
 bool parseParamKind(const std::string &s, ParamKind &out);
+/// Ranks, counts and roots: the integer parameters. In declaration order they
+/// are the executor's scalar slots (exec::Params::s), for generated code and
+/// runtimes alike.
+inline bool isScalarParam(ParamKind k) {
+  return k == ParamKind::Ranks || k == ParamKind::Count || k == ParamKind::Root;
+}
 
 struct Param {
   std::string name;
