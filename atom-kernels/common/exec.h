@@ -49,6 +49,10 @@ enum Peers : int {
 enum Select : int { kSelMine = 0, kSelOwned = 1 };
 enum Source : int { kSrcInput = 0, kSrcScratch = 1, kSrcStaging = 2 };
 enum Dest : int { kDstSelf = 0, kDstAll = 1 };
+// notify / wait flags: kAllLanes (wait for every lane of each peer),
+// kBoundary (only orders against the launch boundary: skipped when every
+// rank runs in one launch, Shared::oneLaunch).
+enum SyncFlags : int { kAllLanes = 1, kBoundary = 2 };
 // Reduction ops, in DType.h's order. kOpParam: the launch's op.
 enum Op : int { kCopy = 0, kSum, kProd, kMin, kMax, kAvg, kOpParam = -1 };
 
@@ -84,6 +88,11 @@ struct Shared {
   int op = kSum;           // the launch's op, for clauses with kOpParam
   int elemSize = 4;
   int nsignals = 0;
+  // 1 when every rank of the communicator runs in this one launch (one GPU,
+  // one process): the launch's start and end order all ranks, so `boundary`
+  // notifies and waits (which only order against the launch boundary) are
+  // skipped.
+  int oneLaunch = 0;
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
   // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
@@ -258,6 +267,9 @@ template <class C> inline int64_t slotElems(const Params &P, int R) {
 /// nsrc sources (combined by op in source order) and written to ndst
 /// destinations. A flat side addresses name t at base + t (staging slots);
 /// otherwise at the map's offset.
+/// Steps build a Move once per lane, in storage the lane's threads share
+/// (Tgt::laneMove(), shared memory on a GPU), then every thread moves its
+/// share of names [lo, hi).
 struct Move {
   Box box;
   int nsrc = 0, ndst = 0;
@@ -265,6 +277,13 @@ struct Move {
   char *dst[kMaxRanks];
   bool srcFlat = false, dstFlat = false;
   int op = kCopy;
+  int64_t lo = 0, hi = 0;
+  PURLIN_HD void reset() {
+    nsrc = ndst = 0;
+    srcFlat = dstFlat = false;
+    op = kCopy;
+    lo = hi = 0;
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -274,9 +293,13 @@ struct Move {
 //   uint64_t epoch() const;                  this launch's epoch
 //   void barrier();                          all threads of the lane
 //   bool leader() const;                     one thread of the lane
+//   int thread() const, threads() const;     this thread, threads of the lane
+//   Move &laneMove();                        one Move the lane's threads share
 //   void signal(uint64_t *w, uint64_t v);    release store, system scope
-//   bool wait(const uint64_t *w, uint64_t v);acquire spin; false on timeout
-//   bool barrierOr(bool v);                  barrier + OR over the lane
+//   bool wait(const uint64_t *w, uint64_t v);acquire spin (any thread);
+//                                            false on timeout
+//   bool barrierOr(bool v);                  barrier + OR over the lane; the
+//                                            acquire of the waits before it
 //   bool aborted() const; void abort();      a timed-out lane skips the rest
 //   void move(const Move &m, int64_t a, int64_t b); data, all threads
 //   int64_t vecElems() const;                elements per 16-byte vector
@@ -285,8 +308,8 @@ struct Move {
 /// notify: release this lane's writes, then store the epoch into the signal
 /// word (sig, from r, lane l, chunk) of every peer in `peers`.
 template <class C, class Tgt>
-PURLIN_HD void notify(Tgt &t, int sig, int peers, int chunk) {
-  if (t.aborted())
+PURLIN_HD void notify(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
+  if (t.aborted() || ((flags & kBoundary) && t.shared().oneLaunch))
     return;
   const Shared &S = t.shared();
   t.barrier();
@@ -298,24 +321,45 @@ PURLIN_HD void notify(Tgt &t, int sig, int peers, int chunk) {
 
 /// wait: until every peer in `peers` has notified (sig, lane l, chunk) in
 /// this epoch; acquire, so that what they wrote before is visible. With
-/// `allLanes`, until every lane of each peer has: for data that the peer's
-/// lanes sliced differently from this lane's reads (a scratch copy).
+/// kAllLanes, until every lane of each peer has: for data that the peer's
+/// lanes sliced differently from this lane's reads (a scratch copy). The
+/// lane's threads poll the words in parallel, one word each in turn.
 template <class C, class Tgt>
-PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk,
-                    bool allLanes = false) {
-  if (t.aborted())
-    return;
+PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
   const Shared &S = t.shared();
+  if (t.aborted() || ((flags & kBoundary) && S.oneLaunch))
+    return;
   bool timedOut = false;
+  const bool allLanes = (flags & kAllLanes) != 0;
   const int l0 = allLanes ? 0 : t.lane(), l1 = allLanes ? S.L : t.lane() + 1;
-  if (t.leader())
-    for (int p = 0; p < S.R && !timedOut; ++p)
-      if (inPeers<C>(S.P, peers, t.rank(), p))
-        for (int l = l0; l < l1 && !timedOut; ++l)
+  const int T = t.threads(), me = t.thread();
+  int word = 0;
+  for (int p = 0; p < S.R && !timedOut; ++p)
+    if (inPeers<C>(S.P, peers, t.rank(), p))
+      for (int l = l0; l < l1 && !timedOut; ++l, ++word)
+        if (word % T == me)
           timedOut = !t.wait(signalWord(S, t.rank(), sig, p, l, chunk),
                              t.epoch());
   if (t.barrierOr(timedOut))
     t.abort();
+}
+
+/// Builds a Move once for the lane (its leader, in the lane's shared Move),
+/// then every thread of the lane does its share of names [lo, hi).
+/// `build(m)` returns false, or leaves lo >= hi, when there is nothing to
+/// move; it runs on the leader only.
+template <class Tgt, class Build>
+PURLIN_HD void laneMove(Tgt &t, const Build &build) {
+  Move &m = t.laneMove();
+  if (t.leader()) {
+    m.reset();
+    if (!build(m))
+      m.lo = m.hi = 0;
+  }
+  t.barrier();
+  if (m.lo < m.hi)
+    t.move(m, m.lo, m.hi);
+  t.barrier(); // before the leader builds the next one
 }
 
 namespace detail {
@@ -347,19 +391,18 @@ PURLIN_HD void stagePush(Tgt &t, int chunk) {
   for (int q = 0; q < S.R; ++q) {
     if (!flows<C>(S.P, r, q))
       continue;
-    Move m;
-    if (!makeBox<C>(S.P, r, q, m.box))
-      continue;
-    int64_t a, b;
-    splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
-               t.vecElems(), a, b);
-    m.nsrc = m.ndst = 1;
-    m.src[0] = (const char *)S.buf[r][C::kFromBuf];
-    m.dst[0] = detail::stagingSlot<C>(S, q, r);
-    m.dstFlat = true;
-    m.op = kCopy;
-    if (a < b)
-      t.move(m, a, b);
+    laneMove(t, [&](Move &m) {
+      if (!makeBox<C>(S.P, r, q, m.box))
+        return false;
+      splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+                 t.vecElems(), m.lo, m.hi);
+      m.nsrc = m.ndst = 1;
+      m.src[0] = (const char *)S.buf[r][C::kFromBuf];
+      m.dst[0] = detail::stagingSlot<C>(S, q, r);
+      m.dstFlat = true;
+      m.op = kCopy;
+      return true;
+    });
   }
 }
 
@@ -385,28 +428,26 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
         continue;
       if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
         continue;
-      Move m;
-      if (!makeBox<C>(S.P, pi, r, m.box))
-        continue;
-      int64_t a, b;
-      splitRange(m.box.n, pieces, piece, t.vecElems(), a, b);
-      if (a >= b)
-        continue;
-      m.op = op;
-      m.ndst = 1;
-      m.dst[0] = (char *)S.buf[r][C::kToBuf];
-      if (C::kFromRole == kEvery) {
-        m.nsrc = R;
-        for (int p = 0; p < R; ++p)
-          m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
-                                        : detail::mappedSource<C>(S, src, p);
-      } else {
-        m.nsrc = 1;
-        m.src[0] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, pi)
-                                      : detail::mappedSource<C>(S, src, pi);
-      }
-      m.srcFlat = src == kSrcStaging;
-      t.move(m, a, b);
+      laneMove(t, [&](Move &m) {
+        if (!makeBox<C>(S.P, pi, r, m.box))
+          return false;
+        splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
+        m.op = op;
+        m.ndst = 1;
+        m.dst[0] = (char *)S.buf[r][C::kToBuf];
+        if (C::kFromRole == kEvery) {
+          m.nsrc = R;
+          for (int p = 0; p < R; ++p)
+            m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+                                          : detail::mappedSource<C>(S, src, p);
+        } else {
+          m.nsrc = 1;
+          m.src[0] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, pi)
+                                        : detail::mappedSource<C>(S, src, pi);
+        }
+        m.srcFlat = src == kSrcStaging;
+        return true;
+      });
     }
     return;
   }
@@ -420,32 +461,33 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
       if (C::kFromRole == kCoord && C::kToRole == kCoord &&
           C::kFromDim == C::kToDim && pi != qi)
         continue;
-      Move m;
-      if (!makeBox<C>(S.P, p, q, m.box))
-        continue;
-      int64_t pa, pb, a, b;
-      splitRange(m.box.n, R, r, t.vecElems(), pa, pb);
-      splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
-      if (a >= b)
-        continue;
-      m.op = op;
-      if (C::kFromRole == kEvery) {
-        m.nsrc = R;
-        for (int x = 0; x < R; ++x)
-          m.src[x] = detail::mappedSource<C>(S, src, x);
-      } else {
-        m.nsrc = 1;
-        m.src[0] = detail::mappedSource<C>(S, src, (int)p);
-      }
-      if (dst == kDstAll && C::kToRole == kEvery) {
-        m.ndst = R;
-        for (int x = 0; x < R; ++x)
-          m.dst[x] = (char *)S.buf[x][C::kToBuf];
-      } else {
-        m.ndst = 1;
-        m.dst[0] = (char *)S.buf[q][C::kToBuf];
-      }
-      t.move(m, pa + a, pa + b);
+      laneMove(t, [&](Move &m) {
+        if (!makeBox<C>(S.P, p, q, m.box))
+          return false;
+        int64_t pa, pb, a, b;
+        splitRange(m.box.n, R, r, t.vecElems(), pa, pb);
+        splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
+        m.lo = pa + a;
+        m.hi = pa + b;
+        m.op = op;
+        if (C::kFromRole == kEvery) {
+          m.nsrc = R;
+          for (int x = 0; x < R; ++x)
+            m.src[x] = detail::mappedSource<C>(S, src, x);
+        } else {
+          m.nsrc = 1;
+          m.src[0] = detail::mappedSource<C>(S, src, (int)p);
+        }
+        if (dst == kDstAll && C::kToRole == kEvery) {
+          m.ndst = R;
+          for (int x = 0; x < R; ++x)
+            m.dst[x] = (char *)S.buf[x][C::kToBuf];
+        } else {
+          m.ndst = 1;
+          m.dst[0] = (char *)S.buf[q][C::kToBuf];
+        }
+        return true;
+      });
     }
 }
 
@@ -458,20 +500,19 @@ PURLIN_HD void copyLocalRange(Tgt &t, int bufIndex, int64_t elems, int chunk) {
     return;
   const Shared &S = t.shared();
   const int r = t.rank();
-  Move m;
-  m.box.nfree = 1;
-  m.box.n = m.box.ext[0] = elems;
-  m.box.sbase = m.box.dbase = 0;
-  m.box.sstr[0] = m.box.dstr[0] = 1;
-  m.nsrc = m.ndst = 1;
-  m.src[0] = (const char *)S.buf[r][bufIndex];
-  m.dst[0] = S.scratch[r] + S.scratchOff[bufIndex];
-  m.op = kCopy;
-  int64_t a, b;
-  splitRange(elems, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
-             t.vecElems(), a, b);
-  if (a < b)
-    t.move(m, a, b);
+  laneMove(t, [&](Move &m) {
+    m.box.nfree = 1;
+    m.box.n = m.box.ext[0] = elems;
+    m.box.sbase = m.box.dbase = 0;
+    m.box.sstr[0] = m.box.dstr[0] = 1;
+    m.nsrc = m.ndst = 1;
+    m.src[0] = (const char *)S.buf[r][bufIndex];
+    m.dst[0] = S.scratch[r] + S.scratchOff[bufIndex];
+    m.op = kCopy;
+    splitRange(elems, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+               t.vecElems(), m.lo, m.hi);
+    return true;
+  });
 }
 
 } // namespace exec

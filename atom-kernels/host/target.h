@@ -49,6 +49,9 @@ public:
   uint64_t epoch() const { return epoch_; }
   void barrier() {}
   bool leader() const { return true; }
+  int thread() const { return 0; }
+  int threads() const { return 1; }
+  exec::Move &laneMove() { return move_; }
   bool barrierOr(bool v) { return v; }
   bool aborted() const { return aborted_; }
   void abort() {
@@ -118,6 +121,7 @@ private:
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;
   bool aborted_ = false;
+  exec::Move move_;
 };
 
 } // namespace host

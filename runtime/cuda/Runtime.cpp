@@ -493,6 +493,14 @@ const char *purlinCollLastPlan(purlinColl_t c) {
 } // extern "C"
 
 namespace {
+bool oneLaunchAllowed() {
+  static const bool on = [] {
+    const char *e = getenv("PURLIN_ONE_LAUNCH");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
 /// The binding of a launch's scalars and tables (R from the communicator).
 bool makeBinding(purlinColl *c, const int64_t *scalars, Binding &b) {
   const Collective &d = c->desc;
@@ -556,6 +564,10 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.R = R;
   S.op = op;
   S.elemSize = dtypeSize((DType)a->dtype);
+  // One launch holds every rank (one GPU, one process; PURLIN_ONE_LAUNCH=0
+  // keeps the boundary barriers, to measure what they cost on several GPUs).
+  S.oneLaunch = comm->devices.size() == 1 && !comm->multiProcess &&
+                oneLaunchAllowed();
   {
     int k = 0;
     for (size_t s = 0; s < c->scalarParams.size(); ++s) {

@@ -377,3 +377,56 @@ snac.program @p of @all_reduce "two_shot_copy" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' of rank 0 in launch 2 while the caller of rank 0 reads 'y' of rank 0 in launch 3}}
   snac.consume owned from scratch to all clause 0
 }
+
+// -----
+
+// The rule: a `boundary` sync only orders against the launch boundary, so
+// the checker also proves the plan with every rank in one launch and the
+// boundary syncs skipped. Here 'ready' follows a copy stage: skipping it
+// lets a lane read the scratch copy that another lane is still writing.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+}
+snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage copy clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 all_lanes boundary
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads the scratch copy of 'x' of rank 0 in launch 1 while rank 0 lane 0 (stage) writes the scratch copy of 'x' of rank 0 in launch 1 (every rank in one launch, boundary syncs skipped)}}
+  snac.consume mine from scratch to self clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 all_lanes boundary
+}
+
+// -----
+
+// A staged plan whose 'data' sync is marked `boundary`: in one launch the
+// destination reads its staging slot before the push has written it.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  snac.chunks {
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 1 while rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 (every rank in one launch, boundary syncs skipped)}}
+    snac.stage push clause 0
+    snac.notify @data to dsts clause 0 boundary
+    snac.wait @data from srcs clause 0 boundary
+    snac.consume mine from staging to self clause 0
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}

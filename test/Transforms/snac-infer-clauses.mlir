@@ -25,17 +25,17 @@ layout.collective @gather_both {
 // DIRECT-NEXT:  snac.signal @ready1
 // DIRECT-NEXT:  snac.signal @done1
 // DIRECT-NEXT:  snac.stage expose clause 0
-// DIRECT-NEXT:  snac.notify @ready0 to dsts clause 0
-// DIRECT-NEXT:  snac.wait @ready0 from srcs clause 0
+// DIRECT-NEXT:  snac.notify @ready0 to dsts clause 0 boundary
+// DIRECT-NEXT:  snac.wait @ready0 from srcs clause 0 boundary
 // DIRECT-NEXT:  snac.consume mine from input to self clause 0
 // DIRECT-NEXT:  snac.notify @done0 to srcs clause 0
 // DIRECT-NEXT:  snac.wait @done0 from dsts clause 0
 // DIRECT-NEXT:  snac.stage expose clause 1
-// DIRECT-NEXT:  snac.notify @ready1 to dsts clause 1
-// DIRECT-NEXT:  snac.wait @ready1 from srcs clause 1
+// DIRECT-NEXT:  snac.notify @ready1 to dsts clause 1 boundary
+// DIRECT-NEXT:  snac.wait @ready1 from srcs clause 1 boundary
 // DIRECT-NEXT:  snac.consume mine from input to self clause 1
-// DIRECT-NEXT:  snac.notify @done1 to srcs clause 1
-// DIRECT-NEXT:  snac.wait @done1 from dsts clause 1
+// DIRECT-NEXT:  snac.notify @done1 to srcs clause 1 boundary
+// DIRECT-NEXT:  snac.wait @done1 from dsts clause 1 boundary
 // DIRECT-NEXT:  }
 // DIRECT-NOT: snac.program
 
@@ -58,8 +58,8 @@ layout.collective @gather_both {
 // STAGED-NEXT:    snac.wait @data1 from srcs clause 1
 // STAGED-NEXT:    snac.consume mine from staging to self clause 1
 // STAGED-NEXT:  }
-// STAGED-NEXT:  snac.notify @free1 to srcs clause 1
-// STAGED-NEXT:  snac.wait @free1 from dsts clause 1
+// STAGED-NEXT:  snac.notify @free1 to srcs clause 1 boundary
+// STAGED-NEXT:  snac.wait @free1 from dsts clause 1 boundary
 // STAGED-NEXT:  }
 // STAGED-NOT: snac.program
 
@@ -78,8 +78,8 @@ layout.collective @gather_both {
 // TWOCOPY-NEXT:  snac.notify @ready1 to all clause 1
 // TWOCOPY-NEXT:  snac.wait @ready1 from all clause 1 all_lanes
 // TWOCOPY-NEXT:  snac.consume owned from scratch to all clause 1
-// TWOCOPY-NEXT:  snac.notify @done1 to all clause 1
-// TWOCOPY-NEXT:  snac.wait @done1 from all clause 1 all_lanes
+// TWOCOPY-NEXT:  snac.notify @done1 to all clause 1 boundary
+// TWOCOPY-NEXT:  snac.wait @done1 from all clause 1 all_lanes boundary
 // TWOCOPY-NEXT:  }
 // TWOCOPY-NOT: snac.program
 
@@ -89,17 +89,17 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.signal @ready1
 // AUTO-NEXT:  snac.signal @done1
 // AUTO-NEXT:  snac.stage expose clause 0
-// AUTO-NEXT:  snac.notify @ready0 to dsts clause 0
-// AUTO-NEXT:  snac.wait @ready0 from srcs clause 0
+// AUTO-NEXT:  snac.notify @ready0 to dsts clause 0 boundary
+// AUTO-NEXT:  snac.wait @ready0 from srcs clause 0 boundary
 // AUTO-NEXT:  snac.consume mine from input to self clause 0
 // AUTO-NEXT:  snac.notify @done0 to srcs clause 0
 // AUTO-NEXT:  snac.wait @done0 from dsts clause 0
 // AUTO-NEXT:  snac.stage expose clause 1
-// AUTO-NEXT:  snac.notify @ready1 to dsts clause 1
-// AUTO-NEXT:  snac.wait @ready1 from srcs clause 1
+// AUTO-NEXT:  snac.notify @ready1 to dsts clause 1 boundary
+// AUTO-NEXT:  snac.wait @ready1 from srcs clause 1 boundary
 // AUTO-NEXT:  snac.consume mine from input to self clause 1
-// AUTO-NEXT:  snac.notify @done1 to srcs clause 1
-// AUTO-NEXT:  snac.wait @done1 from dsts clause 1
+// AUTO-NEXT:  snac.notify @done1 to srcs clause 1 boundary
+// AUTO-NEXT:  snac.wait @done1 from dsts clause 1 boundary
 // AUTO-NEXT:  }
 // AUTO-LABEL: snac.program @gather_both_two_shot_1 of @gather_both "two_shot" lanes 16 chunks 1 band[1024, -1) {
 // AUTO-NEXT:  snac.signal @ready0
@@ -107,17 +107,17 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.signal @ready1
 // AUTO-NEXT:  snac.signal @done1
 // AUTO-NEXT:  snac.stage expose clause 0
-// AUTO-NEXT:  snac.notify @ready0 to all clause 0
-// AUTO-NEXT:  snac.wait @ready0 from all clause 0
+// AUTO-NEXT:  snac.notify @ready0 to all clause 0 boundary
+// AUTO-NEXT:  snac.wait @ready0 from all clause 0 boundary
 // AUTO-NEXT:  snac.consume owned from input to all clause 0
 // AUTO-NEXT:  snac.notify @done0 to all clause 0
 // AUTO-NEXT:  snac.wait @done0 from all clause 0
 // AUTO-NEXT:  snac.stage expose clause 1
-// AUTO-NEXT:  snac.notify @ready1 to all clause 1
-// AUTO-NEXT:  snac.wait @ready1 from all clause 1
+// AUTO-NEXT:  snac.notify @ready1 to all clause 1 boundary
+// AUTO-NEXT:  snac.wait @ready1 from all clause 1 boundary
 // AUTO-NEXT:  snac.consume owned from input to all clause 1
-// AUTO-NEXT:  snac.notify @done1 to all clause 1
-// AUTO-NEXT:  snac.wait @done1 from all clause 1
+// AUTO-NEXT:  snac.notify @done1 to all clause 1 boundary
+// AUTO-NEXT:  snac.wait @done1 from all clause 1 boundary
 // AUTO-NEXT:  }
 // AUTO-LABEL: snac.program @gather_both_direct_copy_2 of @gather_both "direct_copy" lanes 2 chunks 1 band[0, 1024) inplace_safe {
 // AUTO-NEXT:  snac.signal @ready0
@@ -134,8 +134,8 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @ready1 to dsts clause 1
 // AUTO-NEXT:  snac.wait @ready1 from srcs clause 1 all_lanes
 // AUTO-NEXT:  snac.consume mine from scratch to self clause 1
-// AUTO-NEXT:  snac.notify @done1 to srcs clause 1
-// AUTO-NEXT:  snac.wait @done1 from dsts clause 1 all_lanes
+// AUTO-NEXT:  snac.notify @done1 to srcs clause 1 boundary
+// AUTO-NEXT:  snac.wait @done1 from dsts clause 1 all_lanes boundary
 // AUTO-NEXT:  }
 // AUTO-LABEL: snac.program @gather_both_two_shot_copy_3 of @gather_both "two_shot_copy" lanes 16 chunks 1 band[1024, -1) inplace_safe {
 // AUTO-NEXT:  snac.signal @ready0
@@ -152,7 +152,7 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @ready1 to all clause 1
 // AUTO-NEXT:  snac.wait @ready1 from all clause 1 all_lanes
 // AUTO-NEXT:  snac.consume owned from scratch to all clause 1
-// AUTO-NEXT:  snac.notify @done1 to all clause 1
-// AUTO-NEXT:  snac.wait @done1 from all clause 1 all_lanes
+// AUTO-NEXT:  snac.notify @done1 to all clause 1 boundary
+// AUTO-NEXT:  snac.wait @done1 from all clause 1 all_lanes boundary
 // AUTO-NEXT:  }
 // AUTO-NOT: snac.program

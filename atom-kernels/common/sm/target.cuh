@@ -44,6 +44,13 @@ public:
     fenced_ = false;
   }
   __device__ bool leader() const { return threadIdx.x == 0; }
+  __device__ int thread() const { return (int)threadIdx.x; }
+  __device__ int threads() const { return (int)blockDim.x; }
+  /// The lane's Move, in shared memory (exec::laneMove).
+  __device__ exec::Move &laneMove() {
+    __shared__ __align__(16) char storage[sizeof(exec::Move)];
+    return *reinterpret_cast<exec::Move *>(storage);
+  }
   __device__ void signal(uint64_t *w, uint64_t v) {
     signalWord(w, v, !fenced_, gpu_);
     fenced_ = true;
@@ -52,7 +59,8 @@ public:
     acquire_ = true;
     return waitWord(w, v, aux_, gpu_);
   }
-  /// After waits: the leader's acquire fence, then the lane's barrier.
+  /// After waits: each polling thread's acquire fence, then the lane's
+  /// barrier, which passes the acquire on to the lane.
   __device__ bool barrierOr(bool v) {
     if (acquire_) {
       fenceAcqRel(gpu_);
@@ -81,7 +89,7 @@ private:
   uint64_t epoch_;
   const uint64_t *aux_;
   bool gpu_;             // every rank on this GPU: gpu-scope signals
-  bool acquire_ = false; // polled since the last barrierOr (leader)
+  bool acquire_ = false; // polled since the last barrierOr (this thread)
   bool aborted_ = false;
   bool fenced_ = false; // a fence since the last barrier (leader)
 };

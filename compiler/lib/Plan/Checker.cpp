@@ -1,6 +1,9 @@
 // The SNAC checker: simulates a plan for R ranks over two launches in a row,
 // every lane running freely, and tracks happens-before through notify/wait
-// with vector clocks. It reports what would make the plan wrong on some
+// with vector clocks. Two launch models: every rank launched on its own
+// (stream order per rank), and every rank in one launch (`oneLaunch`: the
+// boundary syncs are skipped, and each launch starts after every rank ended
+// the previous one). It reports what would make the plan wrong on some
 // interleaving: reads and writes of one place not ordered by the signals
 // (a missing wait, or a buffer reused before its consumer is done), waits
 // that no notify satisfies (deadlock), and steps that do not cover the
@@ -51,6 +54,7 @@ struct Sim {
   Binding bind;
   int R, L, K;
   bool aliased;
+  bool oneLaunch;
   std::vector<PlanDiag> &diags;
   std::vector<Access> accesses;
 
@@ -286,21 +290,38 @@ struct Sim {
           if (!pr.started) {
             if (pr.epoch > 0) {
               // Stream order: a rank's next launch starts after all its
-              // lanes ended, and after its caller read outputs and wrote
-              // inputs.
-              if (lanesDone[pr.epoch - 1][r] < L)
+              // lanes ended (in one launch: every rank's lanes), and after
+              // its caller read outputs and wrote inputs.
+              bool ended = true;
+              for (int x = 0; x < R; ++x)
+                if ((oneLaunch || x == r) && lanesDone[pr.epoch - 1][x] < L)
+                  ended = false;
+              if (!ended)
                 break;
-              join(pr.clk, rankEnd[r]);
+              for (int x = 0; x < R; ++x)
+                if (oneLaunch || x == r)
+                  join(pr.clk, rankEnd[x]);
             }
             pr.started = true;
             pr.pc = 0;
           }
           if (pr.pc == prog.size()) {
             join(rankEnd[r], pr.clk);
-            if (++lanesDone[pr.epoch][r] == L && pr.epoch + 1 < E)
-              userAccess(r, pr.epoch + 1, rankEnd[r]);
-            if (pr.epoch + 1 == E && lanesDone[pr.epoch][r] == L)
-              userAccess(r, E, rankEnd[r]);
+            if (++lanesDone[pr.epoch][r] == L) {
+              if (!oneLaunch) {
+                userAccess(r, pr.epoch + 1, rankEnd[r]);
+              } else {
+                bool all = true;
+                Clock g(P, 0);
+                for (int x = 0; x < R; ++x) {
+                  all &= lanesDone[pr.epoch][x] == L;
+                  join(g, rankEnd[x]);
+                }
+                if (all)
+                  for (int x = 0; x < R; ++x)
+                    userAccess(x, pr.epoch + 1, g);
+              }
+            }
             pr.started = false;
             if (++pr.epoch == E)
               pr.finished = true;
@@ -309,6 +330,12 @@ struct Sim {
           }
           auto [si, ch] = prog[pr.pc];
           const Step &st = plan.steps[si];
+          if (oneLaunch && st.boundary &&
+              (st.kind == StepKind::Wait || st.kind == StepKind::Notify)) {
+            ++pr.pc; // skipped: the launch boundary orders it
+            progress = true;
+            continue;
+          }
           if (st.kind == StepKind::Wait) {
             bool ready = true;
             int l0 = st.allLanes ? 0 : l, l1 = st.allLanes ? L : l + 1;
@@ -354,7 +381,8 @@ struct Sim {
       diags.push_back(
           {si, "deadlock: rank " + std::to_string(pi / L) + " waits for '" +
                    plan.signals[st.signal] + "' from its " +
-                   peerSetName(st.peers) + " peers, which never notify it"});
+                   peerSetName(st.peers) + " peers, which never notify it" +
+                   (oneLaunch ? " (every rank in one launch)" : "")});
       ok = false;
       break;
     }
@@ -411,13 +439,16 @@ struct Sim {
     diags.push_back({at.step, "unordered access (a missing wait, or a buffer "
                               "reused before its consumer is done): " +
                                   describe(at) + " while " + describe(other) +
-                                  (aliased ? " (inputs aliasing outputs)" : "")});
+                                  (aliased ? " (inputs aliasing outputs)" : "") +
+                                  (oneLaunch ? " (every rank in one launch, "
+                                               "boundary syncs skipped)"
+                                             : "")});
   }
 };
 } // namespace
 
 bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
-               std::vector<PlanDiag> &diags) {
+               std::vector<PlanDiag> &diags, bool oneLaunch) {
   if (p.lanes < 1 || p.chunks < 1) {
     diags.push_back({-1, "a plan needs at least one lane and one chunk"});
     return false;
@@ -435,7 +466,8 @@ bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
       else if (pr.kind == ParamKind::Root)
         b.scalars[pr.name] = rootEnd ? R - 1 : 0;
     }
-    Sim sim{c, p, b, R, std::min(p.lanes, 2), std::min(p.chunks, 2), aliased, diags, {}};
+    Sim sim{c, p, b, R, std::min(p.lanes, 2), std::min(p.chunks, 2),
+            aliased, oneLaunch, diags, {}};
     if (!sim.run())
       return false;
   }
@@ -444,13 +476,15 @@ bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
 
 bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
                 int maxRanks) {
-  for (int R = 1; R <= maxRanks; ++R)
-    if (!checkPlan(c, p, R, false, diags))
-      return false;
+  for (int one = 0; one < 2; ++one)
+    for (int R = 1; R <= maxRanks; ++R)
+      if (!checkPlan(c, p, R, false, diags, one))
+        return false;
   std::vector<PlanDiag> inplace;
   p.inplaceSafe = true;
-  for (int R = 1; R <= maxRanks && p.inplaceSafe; ++R)
-    p.inplaceSafe = checkPlan(c, p, R, true, inplace);
+  for (int one = 0; one < 2 && p.inplaceSafe; ++one)
+    for (int R = 1; R <= maxRanks && p.inplaceSafe; ++R)
+      p.inplaceSafe = checkPlan(c, p, R, true, inplace, one);
   return true;
 }
 

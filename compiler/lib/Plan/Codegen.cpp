@@ -154,7 +154,12 @@ struct Emitter {
     case StepKind::Wait:
       os << ind << (st.kind == StepKind::Notify ? "notify" : "wait") << "<" << C << ">(t, "
          << st.signal << " /*" << p.signals[st.signal] << "*/, " << peers(st.peers) << ", "
-         << chunk << (st.allLanes ? ", true" : "") << ");\n";
+         << chunk
+         << (st.allLanes && st.boundary ? ", kAllLanes | kBoundary"
+             : st.allLanes              ? ", kAllLanes"
+             : st.boundary              ? ", kBoundary"
+                                        : "")
+         << ");\n";
       break;
     case StepKind::Consume:
       os << ind << "consume<" << C << ">(t, "

@@ -61,17 +61,20 @@ struct Builder {
   void stage(int clause, StageMode m, bool chunked = false) {
     add(StepKind::Stage, clause, chunked).stage = m;
   }
-  void notify(int clause, int sig, PeerSet peers, bool chunked = false) {
+  void notify(int clause, int sig, PeerSet peers, bool chunked = false,
+              bool boundary = false) {
     Step &s = add(StepKind::Notify, clause, chunked);
     s.signal = sig;
     s.peers = peers;
+    s.boundary = boundary;
   }
   void wait(int clause, int sig, PeerSet peers, bool chunked = false,
-            bool allLanes = false) {
+            bool allLanes = false, bool boundary = false) {
     Step &s = add(StepKind::Wait, clause, chunked);
     s.signal = sig;
     s.peers = peers;
     s.allLanes = allLanes;
+    s.boundary = boundary;
   }
   void consume(int clause, Selection sel, SourceKind src, DestKind dst,
                bool chunked = false) {
@@ -91,18 +94,27 @@ struct Builder {
 // With `copy`, contributions are read from scratch copies; a copy is cut
 // among the contributor's lanes unlike the reads of any one consumer lane,
 // so both waits then cover every lane.
+// Boundary syncs: the last clause's `done` only orders against what follows
+// the launch (an earlier clause's also orders the next clause's copy into
+// the same scratch), and `ready` without a copy only against what preceded
+// it (the inputs): when every rank runs in one launch, the launch's start
+// and end order them.
 void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
               DestKind dst, PeerSet readers, PeerSet contributors) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     int ck = (int)k;
     std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
     int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
+    // Clauses read inputs and write outputs only, so each clause's `ready`
+    // is a boundary sync unless it follows a copy (the checker proves it,
+    // in place included).
     b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
-    b.notify(ck, ready, readers);
-    b.wait(ck, ready, contributors, false, copy);
+    b.notify(ck, ready, readers, false, !copy);
+    b.wait(ck, ready, contributors, false, copy, !copy);
     b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input, dst);
-    b.notify(ck, done, contributors);
-    b.wait(ck, done, readers, false, copy);
+    const bool last = k + 1 == c.clauses.size();
+    b.notify(ck, done, contributors, false, last);
+    b.wait(ck, done, readers, false, copy, last);
   }
 }
 
@@ -137,8 +149,9 @@ void staged(const Collective &c, Builder &b) {
     b.notify(ck, data, PeerSet::Dsts, true);
     b.wait(ck, data, PeerSet::Srcs, true);
     b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true);
-    b.notify(ck, freed, PeerSet::Srcs);
-    b.wait(ck, freed, PeerSet::Dsts);
+    const bool last = k + 1 == c.clauses.size();
+    b.notify(ck, freed, PeerSet::Srcs, false, last);
+    b.wait(ck, freed, PeerSet::Dsts, false, false, last);
   }
 }
 
@@ -244,6 +257,8 @@ std::string writePlan(const Plan &p) {
       s += " " + p.signals[st.signal] + " " + peerSetName(st.peers);
       if (st.allLanes)
         s += " all_lanes";
+      if (st.boundary)
+        s += " boundary";
       break;
     case StepKind::Consume:
       s += std::string(" ") + selectionName(st.sel) + " " +

@@ -38,12 +38,14 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       break;
     case StepKind::Notify:
       b.create<NotifyOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
-                         PeerSetAttr::get(b.getContext(), (PeerSet)st.peers), clause);
+                         PeerSetAttr::get(b.getContext(), (PeerSet)st.peers), clause,
+                         st.boundary ? b.getUnitAttr() : UnitAttr());
       break;
     case StepKind::Wait:
       b.create<WaitOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
                        PeerSetAttr::get(b.getContext(), (PeerSet)st.peers), clause,
-                       st.allLanes ? b.getUnitAttr() : UnitAttr());
+                       st.allLanes ? b.getUnitAttr() : UnitAttr(),
+                       st.boundary ? b.getUnitAttr() : UnitAttr());
       break;
     case StepKind::Consume:
       b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
@@ -94,12 +96,14 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.clause = (int)n.getClause();
         st.signal = sigIndex.lookup(n.getSignal());
         st.peers = (purlin::PeerSet)n.getPeers();
+        st.boundary = n.getBoundary();
       } else if (auto w = dyn_cast<WaitOp>(o)) {
         st.kind = StepKind::Wait;
         st.clause = (int)w.getClause();
         st.signal = sigIndex.lookup(w.getSignal());
         st.peers = (purlin::PeerSet)w.getPeers();
         st.allLanes = w.getAllLanes();
+        st.boundary = w.getBoundary();
       } else if (auto c = dyn_cast<ConsumeOp>(o)) {
         st.kind = StepKind::Consume;
         st.clause = (int)c.getClause();

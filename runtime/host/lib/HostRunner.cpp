@@ -80,6 +80,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   S.op = (int)b.redop;
   S.elemSize = es;
   S.nsignals = plan.nsignals;
+  S.oneLaunch = o.oneLaunch ? 1 : 0;
   if (!fillParams(c, b, S.P, res.error))
     return res;
   int64_t scratchBytes = plan.layout(&S);

@@ -42,6 +42,8 @@ const char *kUsage =
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
     "  --launches N         back-to-back launches per case (default 2)\n"
     "  --seed N             jitter seed, 0 for none (default 1)\n"
+    "  --one-launch         every rank in one launch: boundary syncs skipped\n"
+    "                       (as on one GPU); default: each kept\n"
     "  --table              print one line per case\n";
 } // namespace
 
@@ -53,7 +55,7 @@ int main(int argc, char **argv) {
   int launches = 2;
   bool dtypesGiven = false;
   uint64_t seed = 1;
-  bool table = false;
+  bool table = false, oneLaunch = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -91,6 +93,8 @@ int main(int argc, char **argv) {
       seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--table")
       table = true;
+    else if (a == "--one-launch")
+      oneLaunch = true;
     else if (a == "--help" || a == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -191,6 +195,7 @@ int main(int argc, char **argv) {
                   o.strategy = st;
                   o.inplace = ip == "yes";
                   o.launches = launches;
+                  o.oneLaunch = oneLaunch;
                   o.jitterSeed = seed ? seed + passed + failed : 0;
                   host::RunResult res = host::runAndCheck(info, b, o);
                   if (!res.ok && res.error.rfind("no plan fits", 0) == 0)

@@ -22,10 +22,14 @@
 // CHECK-NEXT:    snac.wait @done from srcs clause 0 all_lanes
 // CHECK-NEXT:    snac.wait @done from dsts clause 0 all_lanes
 // CHECK-NEXT:    snac.wait @done from all clause 0 all_lanes
+// CHECK-NEXT:    snac.notify @done to srcs clause 0 boundary
+// CHECK-NEXT:    snac.wait @done from dsts clause 0 boundary
+// CHECK-NEXT:    snac.wait @done from all clause 0 all_lanes boundary
 // CHECK-NEXT:  }
 // GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_safe, lanes = 2 : i64, max_bytes = 262144 : i64, min_bytes = 0 : i64, strategy = "direct", sym_name = "one_shot"}>
 // GENERIC:         "snac.stage"() <{clause = 0 : i64, mode = 0 : i32}>
 // GENERIC:         "snac.wait"() <{all_lanes, clause = 0 : i64, peers = 1 : i32, signal = @done}>
+// GENERIC:         "snac.notify"() <{boundary, clause = 0 : i64, peers = 1 : i32, signal = @done}>
 layout.collective @all_reduce {
   layout.param @R : ranks
   layout.param @C : count
@@ -50,6 +54,9 @@ snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144)
   snac.wait @done from srcs clause 0 all_lanes
   snac.wait @done from dsts clause 0 all_lanes
   snac.wait @done from all clause 0 all_lanes
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+  snac.wait @done from all clause 0 all_lanes boundary
 }
 
 // -----

@@ -51,6 +51,11 @@ struct Step {
   int signal = -1;
   PeerSet peers = PeerSet::All;
   bool allLanes = false; // wait: for every lane of each peer, not just lane l
+  // notify / wait that only order against the launch boundary (inputs
+  // written before the launch; peers done before the caller or the next
+  // launch reuses a buffer). A target skips them when every rank of the
+  // communicator runs in one launch, whose start and end order all ranks.
+  bool boundary = false;
   // consume
   Selection sel = Selection::Mine;
   SourceKind src = SourceKind::Input;
@@ -101,6 +106,9 @@ struct PlanDiag {
 };
 
 /// Checks a plan by simulating it for R ranks and two launches in a row,
+/// in each of two launch models: every rank in its own launch (all syncs
+/// kept), and `oneLaunch`, every rank in one launch (boundary syncs
+/// skipped, launches ordered as wholes);
 /// lanes running freely: every consume reads data staged and notified
 /// before (happens-before through the waits), no buffer is written while a
 /// peer may still read it or read while it may still be written, no wait is
@@ -108,7 +116,7 @@ struct PlanDiag {
 /// (a consume per clause, the stage its source needs). With `aliased`,
 /// every rank's input and output are taken to overlap (an in-place call).
 bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
-               std::vector<PlanDiag> &diags);
+               std::vector<PlanDiag> &diags, bool oneLaunch = false);
 
 /// Runs checkPlan for R = 1..maxRanks, out of place, and in place to set
 /// p.inplaceSafe. Returns false with diags for the first failing R.

@@ -93,13 +93,19 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
 def Snac_NotifyOp : Snac_StepOp<"notify"> {
   let summary = "release this lane's writes and signal peers with the epoch";
   let description = [{
+    With `boundary`, the notify only orders against the launch boundary
+    (see snac.wait): a target skips it when every rank runs in one launch.
+
     ```mlir
     snac.notify @ready to dsts clause 0
+    snac.notify @done to srcs clause 0 boundary
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$signal, Snac_PeerSet:$peers,
-                   I64Attr:$clause);
-  let assemblyFormat = "$signal `to` $peers `clause` $clause attr-dict";
+                   I64Attr:$clause, UnitAttr:$boundary);
+  let assemblyFormat = [{
+    $signal `to` $peers `clause` $clause (`boundary` $boundary^)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
@@ -107,16 +113,22 @@ def Snac_WaitOp : Snac_StepOp<"wait"> {
   let summary = "wait until peers have notified in this epoch (acquire)";
   let description = [{
     With `all_lanes`, waits for every lane of each peer rather than the
-    same lane.
+    same lane. With `boundary`, the sync only orders against the launch
+    boundary (inputs written before the launch; peers done reading before
+    the caller, or the next launch, reuses a buffer): a target skips it when
+    every rank of the communicator runs in one launch, whose start and end
+    order all ranks. The checker proves the plan in both launch models.
 
     ```mlir
     snac.wait @ready from srcs clause 0 all_lanes
+    snac.wait @done from dsts clause 0 boundary
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$signal, Snac_PeerSet:$peers,
-                   I64Attr:$clause, UnitAttr:$all_lanes);
+                   I64Attr:$clause, UnitAttr:$all_lanes, UnitAttr:$boundary);
   let assemblyFormat = [{
-    $signal `from` $peers `clause` $clause (`all_lanes` $all_lanes^)? attr-dict
+    $signal `from` $peers `clause` $clause (`all_lanes` $all_lanes^)?
+    (`boundary` $boundary^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -19,6 +19,9 @@ struct RunOptions {
   uint64_t jitterSeed = 1; // 0: no random pauses
   int maxDelayUs = 20;
   int64_t timeoutMs = 20000;
+  // Every rank in one launch (threads started and joined together), so the
+  // plan's boundary syncs are skipped, as on one GPU.
+  bool oneLaunch = false;
 };
 
 struct RunResult {
