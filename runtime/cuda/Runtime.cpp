@@ -7,6 +7,7 @@
 #include "common/exec.h"
 #include "common/sm/aux.h"
 #include "purlin/core/Collective.h"
+#include "purlin/core/Launch.h"
 
 #include <cuda_runtime.h>
 
@@ -65,6 +66,30 @@ struct purlinComm {
   std::vector<SymAlloc> sym;
 };
 
+namespace {
+/// What both communicator constructors share: the error word (mapped host
+/// memory that the device writes a timeout into, read by purlinCommCheck)
+/// and the wait timeout (PURLIN_TIMEOUT_MS, else the default).
+purlinStatus initErrorWord(purlinComm &c) {
+  cudaError_t e = cudaHostAlloc((void **)&c.errHost, sizeof(uint32_t),
+                                cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    c.errHost = nullptr;
+    return cudaFail(e, "allocating the error word");
+  }
+  *c.errHost = 0;
+  e = cudaHostGetDevicePointer((void **)&c.errDev, c.errHost, 0);
+  if (e != cudaSuccess) {
+    cudaFreeHost(c.errHost);
+    c.errHost = nullptr;
+    return cudaFail(e, "mapping the error word");
+  }
+  if (const char *t = std::getenv("PURLIN_TIMEOUT_MS"))
+    c.timeoutNs = (uint64_t)std::atoll(t) * 1000000ull;
+  return PURLIN_SUCCESS;
+}
+} // namespace
+
 struct purlinColl {
   purlinComm *comm = nullptr;
   const purlin_collective_info *info = nullptr;
@@ -72,18 +97,147 @@ struct purlinColl {
   std::vector<int> scalarParams; // indices into desc.params: R, counts, roots
   std::vector<std::string> scalarNames; // without R
   int ranksSlot = -1;
-  std::vector<int> tableParams;
+  std::vector<int> tableParams;  // indices into desc.params, in order
   std::vector<int64_t> maxScalars; // by slot
+  // Tables: every entry of table t lies in [0, tableMax[t]] (maxParams, or
+  // the declared bound at the maximum scalars); a table bound at compile
+  // time takes exactly its bound values (boundTables[t], else empty).
+  std::vector<int64_t> tableMax;
+  std::vector<std::vector<int64_t>> boundTables;
+  int64_t scratchBytes = 0; // per rank, at the maximum values
   bool hasOpParam = false, hasTypeParam = false;
   int fixedType = -1; // a buffer of a concrete type
   int fixedOp = -1;   // the op of clauses with a fixed reduction
   std::vector<void *> scratch;           // per rank
   std::vector<std::vector<void *>> sigs; // per plan, per rank
   std::string lastPlan;
-  // Cache of the last launch's sizes.
-  std::vector<int64_t> lastScalars;
+  // Cache of the last valid launch's parameters: its scalars and table
+  // entries, the buffer sizes and executor parameters they give.
+  bool lastValid = false;
+  std::vector<int64_t> lastScalars, lastTables;
   std::vector<int64_t> lastElems;
+  ex::Params lastParams;
 };
+
+namespace {
+/// The binding of a launch's scalars (R from the communicator).
+void makeBinding(const purlinColl *c, const int64_t *scalars, Binding &b) {
+  const Collective &d = c->desc;
+  int k = 0;
+  for (size_t s = 0; s < c->scalarParams.size(); ++s) {
+    const Param &p = d.params[c->scalarParams[s]];
+    b.scalars[p.name] = (int)s == c->ranksSlot ? c->comm->R : scalars[k++];
+  }
+}
+
+/// The extents of table `t` under the scalars of `b`, and its entries.
+bool tableShape(const purlinColl *c, int t, const Binding &b,
+                std::vector<int64_t> &ext, int64_t &words, std::string &err) {
+  const Param &p = c->desc.params[c->tableParams[t]];
+  ext.clear();
+  words = 1;
+  for (const Expr &e : p.dims) {
+    int64_t n = 0;
+    if (!evalParamExpr(c->desc, b, e, n, err))
+      return false;
+    if (n < 0) {
+      err = "table '" + p.name + "' has the negative extent " + e.str() +
+            " = " + std::to_string(n);
+      return false;
+    }
+    ext.push_back(n);
+    words *= n;
+  }
+  return true;
+}
+
+/// "cnt[8][8]": a table and its extents; with `lin`, the subscripts of its
+/// row-major entry `lin` instead.
+std::string tableText(const std::string &name, const std::vector<int64_t> &ext,
+                      int64_t lin = -1) {
+  std::vector<int64_t> sub(ext.size());
+  for (size_t i = ext.size(); i-- > 0;) {
+    sub[i] = lin < 0 ? ext[i] : (ext[i] ? lin % ext[i] : 0);
+    if (lin >= 0 && ext[i])
+      lin /= ext[i];
+  }
+  std::string s = name;
+  for (int64_t x : sub)
+    s += "[" + std::to_string(x) + "]";
+  return s;
+}
+
+/// Binds a launch's table entries (every table in declaration order,
+/// row-major) into `b`, which holds the scalars, and checks them: their
+/// number, and each entry within [0, min(declared bound, instance maximum)];
+/// a table bound at compile time must repeat its bound values.
+purlinStatus bindTables(const purlinColl *c, const int64_t *tables,
+                        int64_t nwords, Binding &b) {
+  const Collective &d = c->desc;
+  const int nt = (int)c->tableParams.size();
+  std::vector<std::vector<int64_t>> ext(nt);
+  std::vector<int64_t> words(nt);
+  int64_t total = 0;
+  std::string err, shapes;
+  for (int t = 0; t < nt; ++t) {
+    if (!tableShape(c, t, b, ext[t], words[t], err))
+      return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
+    total += words[t];
+    shapes += (t ? ", " : "") +
+              tableText(d.params[c->tableParams[t]].name, ext[t]);
+  }
+  if (nwords != total)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "collective '" + d.name + "' takes " + std::to_string(total) +
+                    " table entries (" + shapes + ", row-major), got " +
+                    std::to_string(nwords));
+  if (total > ex::kMaxTableWords)
+    return fail(PURLIN_ERR_PARAM_RANGE,
+                "the tables (" + shapes + ") hold " + std::to_string(total) +
+                    " entries; the executor holds at most " +
+                    std::to_string(ex::kMaxTableWords));
+  if (total > 0 && !tables)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null tables");
+  const int64_t *v = tables;
+  for (int t = 0; t < nt; ++t) {
+    b.tables[d.params[c->tableParams[t]].name].assign(v, v + words[t]);
+    v += words[t];
+  }
+  for (int t = 0; t < nt; ++t) {
+    const Param &p = d.params[c->tableParams[t]];
+    const std::vector<int64_t> &vals = b.tables[p.name];
+    if (!c->boundTables[t].empty()) {
+      if (vals != c->boundTables[t])
+        return fail(PURLIN_ERR_PARAM_RANGE,
+                    "table '" + p.name + "' was bound at compile time to " +
+                        p.bound + "; the launch passes other values");
+      continue;
+    }
+    int64_t declared = 0;
+    if (!evalParamExpr(d, b, p.max, declared, err))
+      return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
+    for (size_t k = 0; k < vals.size(); ++k) {
+      int64_t x = vals[k];
+      if (x < 0)
+        return fail(PURLIN_ERR_PARAM_RANGE,
+                    "table entry " + tableText(p.name, ext[t], (int64_t)k) +
+                        " = " + std::to_string(x) + " is negative");
+      if (x > declared)
+        return fail(PURLIN_ERR_PARAM_RANGE,
+                    "table entry " + tableText(p.name, ext[t], (int64_t)k) +
+                        " = " + std::to_string(x) + " is beyond its bound " +
+                        p.max.str() + " = " + std::to_string(declared));
+      if (x > c->tableMax[t])
+        return fail(PURLIN_ERR_PARAM_RANGE,
+                    "table entry " + tableText(p.name, ext[t], (int64_t)k) +
+                        " = " + std::to_string(x) +
+                        " is beyond the instance's maximum " +
+                        std::to_string(c->tableMax[t]) + " (maxParams)");
+    }
+  }
+  return PURLIN_SUCCESS;
+}
+} // namespace
 
 extern "C" {
 
@@ -166,16 +320,8 @@ purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
         return cudaFail(e, "enabling peer access");
       cudaGetLastError();
     }
-  e = cudaHostAlloc((void **)&c->errHost, sizeof(uint32_t),
-                    cudaHostAllocMapped | cudaHostAllocPortable);
-  if (e != cudaSuccess)
-    return cudaFail(e, "allocating the error word");
-  *c->errHost = 0;
-  e = cudaHostGetDevicePointer((void **)&c->errDev, c->errHost, 0);
-  if (e != cudaSuccess)
-    return cudaFail(e, "mapping the error word");
-  if (const char *t = std::getenv("PURLIN_TIMEOUT_MS"))
-    c->timeoutNs = (uint64_t)std::atoll(t) * 1000000ull;
+  if (purlinStatus st = initErrorWord(*c))
+    return st;
   c->mem = std::make_unique<rt::LocalPeerMemory>(c->rankDevice);
   *out = c.release();
   return ok();
@@ -240,16 +386,8 @@ purlinStatus purlinCommCreateRank(purlinComm_t *out, int nranks, int rank,
   e = cudaSetDevice(device);
   if (e != cudaSuccess)
     return cudaFail(e, "selecting GPU " + std::to_string(device));
-  e = cudaHostAlloc((void **)&c->errHost, sizeof(uint32_t),
-                    cudaHostAllocMapped | cudaHostAllocPortable);
-  if (e != cudaSuccess)
-    return cudaFail(e, "allocating the error word");
-  *c->errHost = 0;
-  e = cudaHostGetDevicePointer((void **)&c->errDev, c->errHost, 0);
-  if (e != cudaSuccess)
-    return cudaFail(e, "mapping the error word");
-  if (const char *t = std::getenv("PURLIN_TIMEOUT_MS"))
-    c->timeoutNs = (uint64_t)std::atoll(t) * 1000000ull;
+  if (purlinStatus st = initErrorWord(*c))
+    return st;
   c->mem = std::make_unique<rt::IpcPeerMemory>(c->boot, device);
   *out = c.release();
   return ok();
@@ -408,6 +546,67 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
                                               "' is negative");
     c->maxScalars[s] = p.kind == ParamKind::Root ? comm->R - 1 : it->second;
   }
+  // The maximum binding: scalars at their maxima, every table entry at its
+  // maximum (one value in maxParams, "cnt=64", else the declared bound at
+  // the maximum scalars); a table bound at compile time at its values.
+  Binding maxB;
+  for (size_t s = 0; s < c->scalarParams.size(); ++s)
+    maxB.scalars[d.params[c->scalarParams[s]].name] = c->maxScalars[s];
+  int64_t maxWords = 0;
+  for (size_t t = 0; t < c->tableParams.size(); ++t) {
+    const Param &p = d.params[c->tableParams[t]];
+    std::vector<int64_t> ext;
+    int64_t words = 0;
+    if (!tableShape(c.get(), (int)t, maxB, ext, words, err))
+      return fail(PURLIN_ERR_BAD_COLLECTIVE, err);
+    maxWords += words;
+    if (maxWords > ex::kMaxTableWords)
+      return fail(PURLIN_ERR_PARAM_RANGE,
+                  "table " + tableText(p.name, ext) + " at the maximum values "
+                  "brings the tables to " + std::to_string(maxWords) +
+                  " entries; the executor holds at most " +
+                  std::to_string(ex::kMaxTableWords) +
+                  " (fewer ranks or smaller maxima)");
+    std::vector<int64_t> vals;
+    if (!p.bound.empty()) {
+      vals = mb.tables[p.name];
+      if ((int64_t)vals.size() != words)
+        return fail(PURLIN_ERR_BAD_COLLECTIVE,
+                    "table '" + p.name + "' was bound at compile time to " +
+                        std::to_string(vals.size()) + " values; " +
+                        tableText(p.name, ext) + " needs " +
+                        std::to_string(words));
+      int64_t mx = 0;
+      for (int64_t x : vals)
+        mx = x > mx ? x : mx;
+      c->tableMax.push_back(mx);
+      c->boundTables.push_back(vals);
+    } else {
+      int64_t declared = 0;
+      if (!evalParamExpr(d, maxB, p.max, declared, err))
+        return fail(PURLIN_ERR_BAD_COLLECTIVE,
+                    "the bound of table '" + p.name + "': " + err);
+      int64_t mx = declared;
+      auto it = mb.tables.find(p.name);
+      if (it != mb.tables.end()) {
+        if (it->second.size() != 1)
+          return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                      "maxParams: table '" + p.name +
+                          "' takes one value, the largest entry (e.g. '" +
+                          p.name + "=" + std::to_string(declared) + "')");
+        mx = it->second[0];
+        if (mx < 0 || mx > declared)
+          return fail(PURLIN_ERR_PARAM_RANGE,
+                      "maxParams: '" + p.name + "' = " + std::to_string(mx) +
+                          " is outside [0, " + p.max.str() + " = " +
+                          std::to_string(declared) + "]");
+      }
+      c->tableMax.push_back(mx);
+      c->boundTables.emplace_back();
+      vals.assign(words, mx);
+    }
+    maxB.tables[p.name] = vals;
+  }
   // Resources: scratch (the largest any plan needs at the maximum values,
   // for the widest element), signals per plan (plans never share signal
   // words, so each plan's epochs stay consistent whatever the sequence).
@@ -415,8 +614,8 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   std::memset(&S, 0, sizeof S);
   S.R = comm->R;
   S.elemSize = 8;
-  for (size_t s = 0; s < c->maxScalars.size(); ++s)
-    S.P.s[s] = c->maxScalars[s];
+  if (!fillParams(d, maxB, S.P, err))
+    return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: " + err);
   int64_t scratchBytes = 0;
   for (int i = 0; i < info->nplans; ++i) {
     const purlin_plan_info &pl = info->plans[i];
@@ -427,6 +626,7 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     if (b > scratchBytes)
       scratchBytes = b;
   }
+  c->scratchBytes = scratchBytes;
   DeviceGuard guard;
   if (!comm->mem->allocate(scratchBytes, c->scratch, err))
     return fail(PURLIN_ERR_OUT_OF_MEMORY, "scratch: " + err);
@@ -483,6 +683,22 @@ const char *purlinCollScalarName(purlinColl_t c, int i) {
              ? c->scalarNames[i].c_str()
              : nullptr;
 }
+int purlinCollTableCount(purlinColl_t c) {
+  return c ? (int)c->tableParams.size() : 0;
+}
+const char *purlinCollTableName(purlinColl_t c, int t) {
+  return c && t >= 0 && t < (int)c->tableParams.size()
+             ? c->desc.params[c->tableParams[t]].name.c_str()
+             : nullptr;
+}
+int purlinCollTableDims(purlinColl_t c, int t) {
+  return c && t >= 0 && t < (int)c->tableParams.size()
+             ? (int)c->desc.params[c->tableParams[t]].dims.size()
+             : -1;
+}
+int64_t purlinCollTableMax(purlinColl_t c, int t) {
+  return c && t >= 0 && t < (int)c->tableParams.size() ? c->tableMax[t] : -1;
+}
 int purlinCollBufferCount(purlinColl_t c) {
   return c ? (int)c->desc.buffers.size() : 0;
 }
@@ -501,30 +717,120 @@ bool oneLaunchAllowed() {
   return on;
 }
 
-/// The binding of a launch's scalars and tables (R from the communicator).
-bool makeBinding(purlinColl *c, const int64_t *scalars, Binding &b) {
+} // namespace
+
+namespace {
+/// The launch's tables and buffer sizes (c->lastElems) and, for a
+/// collective with tables, its executor parameters (c->lastParams); the
+/// scalars are already checked. Cached for a launch that repeats the last
+/// valid one's scalars and table entries.
+purlinStatus bindLaunch(purlinColl *c, const purlinArgs *a) {
   const Collective &d = c->desc;
-  int k = 0;
-  for (size_t s = 0; s < c->scalarParams.size(); ++s) {
-    const Param &p = d.params[c->scalarParams[s]];
-    b.scalars[p.name] = (int)s == c->ranksSlot ? c->comm->R : scalars[k++];
+  const int nsc = (int)c->scalarNames.size();
+  if (a->ntableWords < 0)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinLaunch: ntableWords is negative");
+  if (c->tableParams.empty() && a->ntableWords != 0)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "collective '" + d.name + "' has no table parameters, got " +
+                    std::to_string(a->ntableWords) + " table entries");
+  std::vector<int64_t> sc(a->scalars, a->scalars + nsc), tw;
+  const bool fits = a->ntableWords <= ex::kMaxTableWords && a->tables;
+  if (fits)
+    tw.assign(a->tables, a->tables + a->ntableWords);
+  if (c->lastValid && (fits || a->ntableWords == 0) && sc == c->lastScalars &&
+      tw == c->lastTables)
+    return PURLIN_SUCCESS;
+  c->lastValid = false;
+  Binding b;
+  makeBinding(c, a->scalars, b);
+  std::string err;
+  if (!c->tableParams.empty()) {
+    if (purlinStatus st = bindTables(c, a->tables, a->ntableWords, b))
+      return st;
+    if (!fillParams(d, b, c->lastParams, err))
+      return fail(PURLIN_ERR_PARAM_RANGE, err);
   }
-  return true;
+  std::vector<int64_t> elems;
+  for (size_t i = 0; i < d.buffers.size(); ++i) {
+    int64_t n;
+    if (!bufferElems(d, b, (int)i, n, err))
+      return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
+    if (n < 0)
+      return fail(PURLIN_ERR_PARAM_RANGE,
+                  "buffer '" + d.buffers[i].name + "' has the negative size " +
+                      d.buffers[i].size.str() + " = " + std::to_string(n));
+    elems.push_back(n);
+  }
+  c->lastScalars = sc;
+  c->lastTables = tw;
+  c->lastElems = elems;
+  c->lastValid = true;
+  return PURLIN_SUCCESS;
 }
 } // namespace
 
-extern "C" int64_t purlinCollBufferElems(purlinColl_t c, const int64_t *scalars,
-                                         int b) {
+extern "C" int64_t purlinCollBufferElemsTables(purlinColl_t c,
+                                               const int64_t *scalars,
+                                               const int64_t *tables, int b) {
   if (!c || b < 0 || b >= (int)c->desc.buffers.size() ||
       (!scalars && !c->scalarNames.empty()))
     return -1;
   Binding bd;
   makeBinding(c, scalars, bd);
-  int64_t n;
   std::string err;
+  if (tables) { // every table's entries at the extents the scalars give
+    const int64_t *v = tables;
+    for (size_t t = 0; t < c->tableParams.size(); ++t) {
+      std::vector<int64_t> ext;
+      int64_t words = 0;
+      if (!tableShape(c, (int)t, bd, ext, words, err))
+        return -1;
+      bd.tables[c->desc.params[c->tableParams[t]].name].assign(v, v + words);
+      v += words;
+    }
+  }
+  int64_t n;
   if (!bufferElems(c->desc, bd, b, n, err))
     return -1;
   return n;
+}
+
+extern "C" int64_t purlinCollBufferElems(purlinColl_t c, const int64_t *scalars,
+                                         int b) {
+  return purlinCollBufferElemsTables(c, scalars, nullptr, b);
+}
+
+extern "C" int64_t purlinCollTableExtent(purlinColl_t c, const int64_t *scalars,
+                                         int t, int dim) {
+  if (!c || t < 0 || t >= (int)c->tableParams.size() ||
+      (!scalars && !c->scalarNames.empty()))
+    return -1;
+  const Param &p = c->desc.params[c->tableParams[t]];
+  if (dim < 0 || dim >= (int)p.dims.size())
+    return -1;
+  Binding bd;
+  makeBinding(c, scalars, bd);
+  int64_t n;
+  std::string err;
+  return evalParamExpr(c->desc, bd, p.dims[dim], n, err) ? n : -1;
+}
+
+extern "C" int64_t purlinCollTableWords(purlinColl_t c, const int64_t *scalars) {
+  if (!c || (!scalars && !c->scalarNames.empty()))
+    return -1;
+  Binding bd;
+  makeBinding(c, scalars, bd);
+  int64_t total = 0;
+  for (size_t t = 0; t < c->tableParams.size(); ++t) {
+    std::vector<int64_t> ext;
+    int64_t words = 0;
+    std::string err;
+    if (!tableShape(c, (int)t, bd, ext, words, err))
+      return -1;
+    total += words;
+  }
+  return total;
 }
 
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
@@ -585,25 +891,12 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       S.P.s[s] = v;
     }
   }
+  // Tables, buffer sizes and the executor's parameters: evaluated once per
+  // distinct (scalars, table entries), then cached.
+  if (purlinStatus st = bindLaunch(c, a))
+    return st;
   if (!c->tableParams.empty())
-    return fail(PURLIN_ERR_INVALID_ARGUMENT,
-                "table parameters are not supported by this runtime yet");
-  // Buffer sizes (cached for repeated scalars).
-  std::vector<int64_t> sc(a->scalars, a->scalars + nsc);
-  if (sc != c->lastScalars || c->lastElems.empty()) {
-    std::vector<int64_t> elems;
-    Binding b;
-    makeBinding(c, a->scalars, b);
-    for (size_t i = 0; i < d.buffers.size(); ++i) {
-      int64_t n;
-      std::string err;
-      if (!bufferElems(d, b, (int)i, n, err))
-        return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
-      elems.push_back(n);
-    }
-    c->lastScalars = sc;
-    c->lastElems = elems;
-  }
+    S.P = c->lastParams; // the scalars above, and the tables
   const std::vector<int64_t> &elems = c->lastElems;
   const int nb = (int)d.buffers.size();
   if (!a->buffers)
@@ -688,7 +981,13 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.L = pl.lanes;
   S.K = pl.chunks;
   S.nsignals = pl.nsignals;
-  pl.layout(&S);
+  int64_t need = pl.layout(&S);
+  if (need > c->scratchBytes) // the layout grew past the maximum binding's
+    return fail(PURLIN_ERR_PARAM_RANGE,
+                std::string("plan '") + pl.strategy + "' needs " +
+                    std::to_string(need) + " bytes of scratch for this "
+                    "launch; the instance has " +
+                    std::to_string(c->scratchBytes) + " (its maxParams)");
   for (int r = 0; r < R; ++r) {
     S.scratch[r] = (char *)c->scratch[r];
     S.signals[r] = (uint64_t *)c->sigs[pick][r];

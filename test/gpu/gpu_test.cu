@@ -1,7 +1,9 @@
 // GPU end-to-end tests: every generated collective linked in, on virtual
 // ranks of one GPU, checked bit for bit against the reference evaluator
 // (purlin/core/Reference.h); CUDA-graph replays checked on the device;
-// validation errors and the timeout. Last line: "N passed, N failed".
+// validation errors and the timeout; table parameters (all_to_all_v: random
+// per-pair counts, their queries and rejections). Last line: "N passed, N
+// failed".
 //
 //   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
 #include "GeneratedRegistry.h"
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -68,7 +71,7 @@ struct Coll {
   std::string name;
   const purlin_collective_info *info;
   Collective desc;
-  bool reduces = false, tables = false;
+  bool reduces = false;
 };
 
 /// One case: a collective under a binding, out of place or in place.
@@ -129,7 +132,12 @@ purlinColl_t collFor(const Coll &c, int R, int64_t maxCount) {
   return h;
 }
 
-void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars) {
+/// The binding of a case: its scalars in purlinArgs order and, for a
+/// collective with tables, random entries within each table's bound (zeros
+/// and the bound itself often, odd values otherwise), concatenated
+/// row-major in declaration order as purlinArgs.tables takes them.
+void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars,
+                std::vector<int64_t> &tables) {
   b = Binding();
   b.dtype = k.t;
   b.redop = k.op == RedOp::Copy ? RedOp::Sum : k.op;
@@ -145,6 +153,26 @@ void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars) {
       scalars.push_back(root);
     }
   }
+  std::mt19937_64 rng(k.seed * 7919 + 1);
+  for (auto &p : k.c->desc.params) {
+    if (p.kind != ParamKind::Table)
+      continue;
+    int64_t words = 1, mx = 0;
+    std::string err;
+    for (auto &e : p.dims) {
+      int64_t n = 0;
+      evalParamExpr(k.c->desc, b, e, n, err);
+      words *= n;
+    }
+    evalParamExpr(k.c->desc, b, p.max, mx, err);
+    std::vector<int64_t> v(words);
+    for (auto &x : v) {
+      uint64_t u = rng();
+      x = u % 4 == 0 ? 0 : u % 4 == 1 ? mx : (int64_t)((u >> 8) % (mx + 1));
+    }
+    b.tables[p.name] = v;
+    tables.insert(tables.end(), v.begin(), v.end());
+  }
 }
 
 std::string gCurrent; // the case running, for the crash handler
@@ -159,8 +187,8 @@ void runCase(const Case &k) {
   gCurrent = caseText(k);
   const Collective &d = k.c->desc;
   Binding b;
-  std::vector<int64_t> scalars;
-  bindingFor(k, b, scalars);
+  std::vector<int64_t> scalars, tables;
+  bindingFor(k, b, scalars, tables);
   RankBuffers data;
   std::string err;
   const uint8_t kPoison = 0xA5;
@@ -226,6 +254,8 @@ void runCase(const Case &k) {
   a.op = (int)k.op;
   a.scalars = scalars.data();
   a.nscalars = (int)scalars.size();
+  a.tables = tables.data();
+  a.ntableWords = (int)tables.size();
   a.buffers = dev.data();
   purlinStatus st = purlinLaunch(h, &a);
   bool anySafe = false;
@@ -268,8 +298,11 @@ void runCase(const Case &k) {
             size_t j = 0;
             while (got[j] == data[r][i][j])
               ++j;
-            CHECK(false, "%s [%s]: rank %d buffer %s element %zu differs",
-                  caseText(k).c_str(), purlinCollLastPlan(h), r,
+            std::string tab;
+            for (int64_t v : tables)
+              tab += (tab.empty() ? " tables " : ":") + std::to_string(v);
+            CHECK(false, "%s%s [%s]: rank %d buffer %s element %zu differs",
+                  caseText(k).c_str(), tab.c_str(), purlinCollLastPlan(h), r,
                   d.buffers[i].name.c_str(), j / es);
             same = false;
           }
@@ -413,6 +446,12 @@ void errorTests(const Coll &c) {
   x.scalars = &big;
   CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE, "count beyond max: %s",
         purlinGetLastError());
+  int64_t stray = 1;
+  x = a;
+  x.tables = &stray;
+  x.ntableWords = 1;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT,
+        "table entries for a collective without tables");
   std::vector<void *> nb = bufs;
   nb[1] = nullptr;
   x = a;
@@ -447,6 +486,144 @@ void errorTests(const Coll &c) {
     purlinCommDestroy(tc);
   }
   cudaFree(p);
+}
+
+/// all_to_all_v's table `cnt` through the C API: the queries, a launch
+/// checked element by element (also after rejected launches, which must not
+/// leave the last valid launch's cached sizes and tables behind), and every
+/// rejection of a bad table or bad table maximum.
+void tableTests(const Coll &c) {
+  const int R = 2;
+  const int64_t maxM = 64, maxCnt = 16;
+  purlinColl_t h = nullptr;
+  CHECK(purlinCollCreate(&h, commFor(R), c.info, "M=64,cnt=16") == 0,
+        "all_to_all_v M=64,cnt=16: %s", purlinGetLastError());
+  if (!h)
+    return;
+  int64_t M = 40;
+  CHECK(purlinCollTableCount(h) == 1 && purlinCollTableName(h, 0) &&
+            std::strcmp(purlinCollTableName(h, 0), "cnt") == 0 &&
+            purlinCollTableDims(h, 0) == 2 &&
+            purlinCollTableExtent(h, &M, 0, 0) == R &&
+            purlinCollTableExtent(h, &M, 0, 1) == R &&
+            purlinCollTableExtent(h, &M, 0, 2) == -1 &&
+            purlinCollTableWords(h, &M) == R * R &&
+            purlinCollTableMax(h, 0) == maxCnt && purlinCollTableMax(h, 1) == -1,
+        "table queries");
+  std::vector<int64_t> cnt = {3, 0, 16, 9}; // cnt[s][d], row-major
+  CHECK(purlinCollBufferElemsTables(h, &M, cnt.data(), 0) == R * M &&
+            purlinCollBufferElems(h, &M, 1) == R * M,
+        "buffer sizes with tables");
+  // x of rank s: element d*M + i = s*1000 + d*100 + i; y poisoned.
+  std::vector<int32_t *> dev(2 * R);
+  for (auto &p : dev) {
+    CUDA_OK(cudaMalloc(&p, maxM * R * 4));
+    CUDA_OK(cudaMemset(p, 0xA5, maxM * R * 4));
+  }
+  for (int s = 0; s < R; ++s) {
+    std::vector<int32_t> hx(R * M);
+    for (int64_t j = 0; j < R * M; ++j)
+      hx[j] = (int32_t)(s * 1000 + (j / M) * 100 + j % M);
+    CUDA_OK(cudaMemcpy(dev[2 * s], hx.data(), hx.size() * 4,
+                       cudaMemcpyHostToDevice));
+  }
+  std::vector<void *> bufs(dev.begin(), dev.end());
+  purlinArgs a = {PURLIN_I32, PURLIN_COPY, &M, 1, cnt.data(), (int)cnt.size(),
+                  bufs.data(), nullptr};
+  auto launchAndCheck = [&](const char *what) {
+    a.tables = cnt.data();
+    for (int d = 0; d < R; ++d)
+      CUDA_OK(cudaMemset(dev[2 * d + 1], 0xA5, R * M * 4));
+    purlinStatus st = purlinLaunch(h, &a);
+    CHECK(st == PURLIN_SUCCESS, "%s: %s", what, purlinGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    int64_t wrong = 0;
+    for (int d = 0; d < R; ++d) {
+      std::vector<int32_t> hy(R * M);
+      CUDA_OK(cudaMemcpy(hy.data(), dev[2 * d + 1], hy.size() * 4,
+                         cudaMemcpyDeviceToHost));
+      for (int s = 0; s < R; ++s)
+        for (int64_t i = 0; i < M; ++i) {
+          int32_t want = i < cnt[s * R + d] ? (int32_t)(s * 1000 + d * 100 + i)
+                                            : (int32_t)0xA5A5A5A5;
+          wrong += hy[s * M + i] != want;
+        }
+    }
+    CHECK(st != PURLIN_SUCCESS || wrong == 0, "%s [%s]: %lld wrong elements",
+          what, purlinCollLastPlan(h), (long long)wrong);
+  };
+  launchAndCheck("all_to_all_v with cnt = 3:0:16:9");
+  // Rejected launches.
+  purlinArgs x = a;
+  x.ntableWords = 3;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT,
+        "3 table entries instead of 4");
+  std::printf("  short table reported: %s\n", purlinGetLastError());
+  std::vector<int64_t> five = {1, 1, 1, 1, 1};
+  x = a;
+  x.tables = five.data();
+  x.ntableWords = 5;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT,
+        "5 table entries instead of 4");
+  x = a;
+  x.ntableWords = -1;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT,
+        "negative table length");
+  x = a;
+  x.tables = nullptr;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT, "null tables");
+  x = a;
+  x.tables = nullptr;
+  x.ntableWords = 0;
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_INVALID_ARGUMENT, "no tables");
+  std::vector<int64_t> bad = cnt;
+  bad[1] = -1;
+  x = a;
+  x.tables = bad.data();
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE, "negative entry");
+  std::printf("  negative entry reported: %s\n", purlinGetLastError());
+  bad = cnt;
+  bad[3] = maxCnt + 1; // within M = 40, beyond the instance's cnt = 16
+  x = a;
+  x.tables = bad.data();
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE,
+        "entry beyond the instance's maximum");
+  std::printf("  entry over the maximum reported: %s\n", purlinGetLastError());
+  int64_t smallM = 8; // cnt <= M: 9 fits the instance, not this launch's M
+  bad = {9, 0, 0, 0};
+  x = a;
+  x.scalars = &smallM;
+  x.tables = bad.data();
+  CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE,
+        "entry beyond the declared bound M");
+  std::printf("  entry over the bound reported: %s\n", purlinGetLastError());
+  // The same scalars and tables as the first launch: valid again, and
+  // once more from the cache.
+  launchAndCheck("all_to_all_v again after rejected launches");
+  launchAndCheck("all_to_all_v repeated");
+  cnt = {0, 16, 1, 7};
+  launchAndCheck("all_to_all_v with cnt = 0:16:1:7");
+  M = 0;
+  cnt = {0, 0, 0, 0};
+  launchAndCheck("all_to_all_v with M = 0");
+  for (void *p : dev)
+    cudaFree(p);
+  purlinCollDestroy(h);
+  // Bad maxima: beyond the declared bound, several values, too many
+  // entries for the executor (cnt[16][16] = 256 > 96).
+  purlinColl_t bh = nullptr;
+  CHECK(purlinCollCreate(&bh, commFor(R), c.info, "M=64,cnt=65") ==
+            PURLIN_ERR_PARAM_RANGE,
+        "cnt maximum beyond M");
+  std::printf("  table maximum over its bound reported: %s\n",
+              purlinGetLastError());
+  CHECK(purlinCollCreate(&bh, commFor(R), c.info, "M=64,cnt=1:2") ==
+            PURLIN_ERR_INVALID_ARGUMENT,
+        "cnt maximum of two values");
+  CHECK(purlinCollCreate(&bh, commFor(16), c.info, "M=64") ==
+            PURLIN_ERR_PARAM_RANGE,
+        "cnt[16][16] beyond the executor's table capacity");
+  std::printf("  table capacity reported: %s\n", purlinGetLastError());
 }
 
 } // namespace
@@ -495,7 +672,6 @@ int main(int argc, char **argv) {
     }
     for (auto &p : c.desc.params) {
       c.reduces |= p.kind == ParamKind::Op;
-      c.tables |= p.kind == ParamKind::Table;
     }
     for (auto &cl : c.desc.clauses)
       c.reduces |= cl.op != RedOp::Copy;
@@ -507,11 +683,6 @@ int main(int argc, char **argv) {
                         RedOp::Avg};
   uint64_t seed = 1;
   for (const Coll &c : colls) {
-    if (c.tables) {
-      std::printf("  %s: table parameters not supported yet, skipped\n",
-                  c.name.c_str());
-      continue;
-    }
     int before = gFailed, pbefore = gPassed;
     std::vector<int> Rs = gOpt.sanitize ? std::vector<int>{2}
                                         : std::vector<int>{2, 4, 8};
@@ -558,6 +729,9 @@ int main(int argc, char **argv) {
       if (!gOpt.sanitize && !gOpt.spread)
         errorTests(c);
     }
+  for (const Coll &c : colls)
+    if (c.name == "all_to_all_v" && !gOpt.sanitize && !gOpt.spread)
+      tableTests(c);
   for (auto &kv : gColls)
     purlinCollDestroy(kv.second);
   for (auto &kv : gComms)

@@ -10,6 +10,10 @@
  *   int64_t C = 4096;  void *bufs[8 * 2] = {x0, y0, x1, y1, ...};
  *   purlinArgs a = {PURLIN_BF16, PURLIN_SUM, &C, 1, NULL, 0, bufs, NULL};
  *   purlinLaunch(ar, &a);
+ *
+ * Table parameters (all_to_all_v's cnt[R][R]) follow the scalars, row-major:
+ *   int64_t M = 1024, cnt[8 * 8] = {...};    // cnt[s*8 + d] <= M
+ *   purlinArgs v = {PURLIN_F32, PURLIN_COPY, &M, 1, cnt, 64, bufs, NULL};
  */
 #ifndef PURLIN_PURLIN_H
 #define PURLIN_PURLIN_H
@@ -109,7 +113,11 @@ purlinStatus purlinCommCheck(purlinComm_t comm);
 
 /* An instance of a compiled collective on `comm`, with signal memory and
  * peer-visible scratch sized for parameters up to `maxParams`
- * ("C=1048576,root=0": every count/root parameter; R is the comm's). */
+ * ("C=1048576,root=0": every count/root parameter; R is the comm's). A
+ * table may be given one value, the largest entry any launch passes
+ * ("M=4096,cnt=1024"); without it, its declared bound ("<= M") at the
+ * maximum counts. All tables together hold at most 96 entries at the
+ * maximum values (PURLIN_ERR_PARAM_RANGE beyond). */
 purlinStatus purlinCollCreate(purlinColl_t *coll, purlinComm_t comm,
                               const purlin_collective_info *info,
                               const char *maxParams);
@@ -119,9 +127,26 @@ purlinStatus purlinCollDestroy(purlinColl_t coll);
 int purlinCollScalarCount(purlinColl_t coll);
 const char *purlinCollScalarName(purlinColl_t coll, int i);
 int purlinCollBufferCount(purlinColl_t coll);
-/* Elements per rank of buffer `b` under `scalars` (-1 on error). */
+/* Elements per rank of buffer `b` under `scalars` (-1 on error, also when
+ * the size needs a table: then purlinCollBufferElemsTables). */
 int64_t purlinCollBufferElems(purlinColl_t coll, const int64_t *scalars,
                               int b);
+/* The same with table entries, as purlinArgs.tables takes them. */
+int64_t purlinCollBufferElemsTables(purlinColl_t coll, const int64_t *scalars,
+                                    const int64_t *tables, int b);
+/* The table parameters, in the order purlinArgs.tables takes them: each
+ * table's entries row-major, tables one after another in declaration order.
+ * Extent `dim` of table `t` and the entries of all tables under `scalars`
+ * (the value of purlinArgs.ntableWords), -1 on error; the largest entry the
+ * instance accepts (maxParams). Every entry must also lie within the table's
+ * declared bound under the launch's scalars. */
+int purlinCollTableCount(purlinColl_t coll);
+const char *purlinCollTableName(purlinColl_t coll, int t);
+int purlinCollTableDims(purlinColl_t coll, int t);
+int64_t purlinCollTableExtent(purlinColl_t coll, const int64_t *scalars, int t,
+                              int dim);
+int64_t purlinCollTableWords(purlinColl_t coll, const int64_t *scalars);
+int64_t purlinCollTableMax(purlinColl_t coll, int t);
 /* The strategy the last launch used ("direct", "two_shot", ...). */
 const char *purlinCollLastPlan(purlinColl_t coll);
 
@@ -129,7 +154,9 @@ typedef struct purlinArgs {
   int dtype; /* purlinDataType */
   int op;    /* purlinRedOp; ignored by copy collectives */
   const int64_t *scalars; int nscalars; /* purlinCollScalarName order */
-  const int64_t *tables; int ntableWords; /* every table, row-major */
+  const int64_t *tables; int ntableWords; /* purlinCollTableName order,
+                                             each row-major; NULL, 0 when
+                                             the collective has none */
   void *const *buffers; /* [rank * purlinCollBufferCount + buffer] */
   void *const *streams; /* cudaStream_t per GPU (purlinCommDevice order);
                            NULL: the default stream */
@@ -137,7 +164,12 @@ typedef struct purlinArgs {
 
 /* Validates, chooses a plan (by size; an in-place-safe one when an output
  * overlaps an input) and launches every GPU's ranks on its stream. Never
- * synchronizes the host; capturable. */
+ * synchronizes the host; capturable. Tables: a wrong number of entries is
+ * PURLIN_ERR_INVALID_ARGUMENT; an entry negative, beyond the table's bound
+ * or beyond the instance's maximum is PURLIN_ERR_PARAM_RANGE. The entries
+ * are read at the call: a graph captured with them keeps them. On a
+ * purlinCommCreateRank communicator every process passes the same scalars
+ * and tables. */
 purlinStatus purlinLaunch(purlinColl_t coll, const purlinArgs *args);
 
 #ifdef __cplusplus
