@@ -134,8 +134,16 @@ struct Box {
 /// down to multiples of `g` so that vector accesses stay whole.
 PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
                           int64_t &a, int64_t &b) {
-  a = (n * i / parts) / g * g;
-  b = (i + 1 == parts) ? n : (n * (i + 1) / parts) / g * g;
+  if (n >= 0 && parts > 0 && g > 0 && (uint64_t)n * (uint64_t)parts < (1ull << 32)) {
+    // 32-bit division: a 64-bit one is a long software routine on a GPU,
+    // and this runs on a lane's critical path.
+    const uint32_t n32 = (uint32_t)n, p32 = (uint32_t)parts, g32 = (uint32_t)g;
+    a = (int64_t)((n32 * (uint32_t)i / p32) / g32 * g32);
+    b = (i + 1 == parts) ? n : (int64_t)((n32 * (uint32_t)(i + 1) / p32) / g32 * g32);
+  } else {
+    a = (n * i / parts) / g * g;
+    b = (i + 1 == parts) ? n : (n * (i + 1) / parts) / g * g;
+  }
   if (a > n)
     a = n;
   if (b < a)
@@ -267,9 +275,9 @@ template <class C> inline int64_t slotElems(const Params &P, int R) {
 /// nsrc sources (combined by op in source order) and written to ndst
 /// destinations. A flat side addresses name t at base + t (staging slots);
 /// otherwise at the map's offset.
-/// Steps build a Move once per lane, in storage the lane's threads share
-/// (Tgt::laneMove(), shared memory on a GPU), then every thread moves its
-/// share of names [lo, hi).
+/// Steps build their Moves once per lane, in storage the lane's threads
+/// share (Tgt::laneMoves(), shared memory on a GPU), then the threads move
+/// names [lo, hi) of each.
 struct Move {
   Box box;
   int nsrc = 0, ndst = 0;
@@ -294,14 +302,16 @@ struct Move {
 //   void barrier();                          all threads of the lane
 //   bool leader() const;                     one thread of the lane
 //   int thread() const, threads() const;     this thread, threads of the lane
-//   Move &laneMove();                        one Move the lane's threads share
+//   Move *laneMoves();                       kMaxRanks Moves the lane's
+//                                            threads share
 //   void signal(uint64_t *w, uint64_t v);    release store, system scope
 //   bool wait(const uint64_t *w, uint64_t v);acquire spin (any thread);
 //                                            false on timeout
 //   bool barrierOr(bool v);                  barrier + OR over the lane; the
 //                                            acquire of the waits before it
 //   bool aborted() const; void abort();      a timed-out lane skips the rest
-//   void move(const Move &m, int64_t a, int64_t b); data, all threads
+//   void move(const Move &m, int64_t a, int64_t b, int tid, int nthr);
+//                                            data, by threads tid of nthr
 //   int64_t vecElems() const;                elements per 16-byte vector
 //===----------------------------------------------------------------------===//
 
@@ -344,23 +354,47 @@ PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
     t.abort();
 }
 
-/// Builds a Move once for the lane (its leader, in the lane's shared Move),
-/// then every thread of the lane does its share of names [lo, hi).
-/// `build(m)` returns false, or leaves lo >= hi, when there is nothing to
-/// move; it runs on the leader only.
+/// The moves of one step: `build(i, m)` sets up Move i of n (false, or
+/// lo >= hi: nothing to move). Up to kMaxRanks at a time, thread i of the
+/// lane builds Move i (in parallel: each build is a serial chain of
+/// integer work); then the lane's threads move them, split into warp-sized
+/// groups that each take their own moves, so that the moves' memory
+/// latencies overlap instead of adding up.
 template <class Tgt, class Build>
-PURLIN_HD void laneMove(Tgt &t, const Build &build) {
-  Move &m = t.laneMove();
-  if (t.leader()) {
-    m.reset();
-    if (!build(m))
-      m.lo = m.hi = 0;
+PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build) {
+  Move *ms = t.laneMoves();
+  const int T = t.threads(), me = t.thread();
+  for (int base = 0; base < n; base += kMaxRanks) {
+    const int cnt = n - base < kMaxRanks ? n - base : kMaxRanks;
+    for (int i = me; i < cnt; i += T) {
+      ms[i].reset();
+      if (!build(base + i, ms[i]))
+        ms[i].lo = ms[i].hi = 0;
+    }
+    t.barrier();
+    int live = 0;
+    for (int i = 0; i < cnt; ++i)
+      live += ms[i].lo < ms[i].hi;
+    if (live <= 1 || T < 64) {
+      for (int i = 0; i < cnt; ++i)
+        if (ms[i].lo < ms[i].hi)
+          t.move(ms[i], ms[i].lo, ms[i].hi, me, T);
+    } else {
+      int per = T / live / 32 * 32;
+      if (per < 32)
+        per = 32;
+      const int groups = T / per, g = me / per;
+      for (int i = 0, k = 0; i < cnt; ++i) {
+        if (ms[i].lo >= ms[i].hi)
+          continue;
+        if (k++ % groups == g && g < groups)
+          t.move(ms[i], ms[i].lo, ms[i].hi, me - g * per, per);
+      }
+    }
+    t.barrier(); // before the next builds
   }
-  t.barrier();
-  if (m.lo < m.hi)
-    t.move(m, m.lo, m.hi);
-  t.barrier(); // before the leader builds the next one
 }
+
 
 namespace detail {
 template <class C> PURLIN_HD int clauseOp(const Shared &S) {
@@ -388,11 +422,8 @@ PURLIN_HD void stagePush(Tgt &t, int chunk) {
     return;
   const Shared &S = t.shared();
   const int r = t.rank();
-  for (int q = 0; q < S.R; ++q) {
-    if (!flows<C>(S.P, r, q))
-      continue;
-    laneMove(t, [&](Move &m) {
-      if (!makeBox<C>(S.P, r, q, m.box))
+  laneMoves(t, S.R, [&](int q, Move &m) {
+      if (!flows<C>(S.P, r, q) || !makeBox<C>(S.P, r, q, m.box))
         return false;
       splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
                  t.vecElems(), m.lo, m.hi);
@@ -402,8 +433,7 @@ PURLIN_HD void stagePush(Tgt &t, int chunk) {
       m.dstFlat = true;
       m.op = kCopy;
       return true;
-    });
-  }
+  });
 }
 
 /// consume: combine the contributions of names and write them.
@@ -423,12 +453,11 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
   if (sel == kSelMine) {
     // One box per contributor (or one box read from every rank).
     const int pn = C::kFromRole == kEvery ? 1 : R;
-    for (int pi = 0; pi < pn; ++pi) {
-      if (C::kFromRole != kEvery && !flows<C>(S.P, pi, r))
-        continue;
-      if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
-        continue;
-      laneMove(t, [&](Move &m) {
+    laneMoves(t, pn, [&](int pi, Move &m) {
+        if (C::kFromRole != kEvery && !flows<C>(S.P, pi, r))
+          return false;
+        if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
+          return false;
         if (!makeBox<C>(S.P, pi, r, m.box))
           return false;
         splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
@@ -447,21 +476,19 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
         }
         m.srcFlat = src == kSrcStaging;
         return true;
-      });
-    }
+    });
     return;
   }
   // kSelOwned: enumerate every box (rank coordinates over all ranks).
   const int pn = C::kFromRole == kCoord ? R : 1;
   const int qn = C::kToRole == kCoord ? R : 1;
-  for (int pi = 0; pi < pn; ++pi)
-    for (int qi = 0; qi < qn; ++qi) {
-      int64_t p = C::kFromRole == kFixed ? C::fromFixed(S.P) : pi;
-      int64_t q = C::kToRole == kFixed ? C::toFixed(S.P) : qi;
-      if (C::kFromRole == kCoord && C::kToRole == kCoord &&
-          C::kFromDim == C::kToDim && pi != qi)
-        continue;
-      laneMove(t, [&](Move &m) {
+  laneMoves(t, pn * qn, [&](int i, Move &m) {
+        const int pi = i / qn, qi = i % qn;
+        int64_t p = C::kFromRole == kFixed ? C::fromFixed(S.P) : pi;
+        int64_t q = C::kToRole == kFixed ? C::toFixed(S.P) : qi;
+        if (C::kFromRole == kCoord && C::kToRole == kCoord &&
+            C::kFromDim == C::kToDim && pi != qi)
+          return false;
         if (!makeBox<C>(S.P, p, q, m.box))
           return false;
         int64_t pa, pb, a, b;
@@ -487,8 +514,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
           m.dst[0] = (char *)S.buf[q][C::kToBuf];
         }
         return true;
-      });
-    }
+  });
 }
 
 /// stage (copy): this rank's input buffer `bufIndex` (of `elems` elements)
@@ -500,7 +526,7 @@ PURLIN_HD void copyLocalRange(Tgt &t, int bufIndex, int64_t elems, int chunk) {
     return;
   const Shared &S = t.shared();
   const int r = t.rank();
-  laneMove(t, [&](Move &m) {
+  laneMoves(t, 1, [&](int, Move &m) {
     m.box.nfree = 1;
     m.box.n = m.box.ext[0] = elems;
     m.box.sbase = m.box.dbase = 0;

@@ -51,7 +51,7 @@ public:
   bool leader() const { return true; }
   int thread() const { return 0; }
   int threads() const { return 1; }
-  exec::Move &laneMove() { return move_; }
+  exec::Move *laneMoves() { return moves_; }
   bool barrierOr(bool v) { return v; }
   bool aborted() const { return aborted_; }
   void abort() {
@@ -77,7 +77,7 @@ public:
     return true;
   }
 
-  void move(const exec::Move &m, int64_t a, int64_t b) {
+  void move(const exec::Move &m, int64_t a, int64_t b, int, int) {
     const int es = S_.elemSize;
     const exec::Box &bx = m.box;
     const uint8_t *srcs[exec::kMaxRanks];
@@ -121,14 +121,16 @@ private:
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;
   bool aborted_ = false;
-  exec::Move move_;
+  exec::Move moves_[exec::kMaxRanks];
 };
 
 } // namespace host
 } // namespace purlin
 
 #define PURLIN_TARGET_NAME "host"
-#define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES)                                    \
+// PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS]): the host keeps
+// epochs always (each lane bumps its own), so INNER_SYNCS is not used.
+#define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES, ...)                               \
   inline void entry_##NAME(const purlin_shared_t *S, int rank, int lane,       \
                            void *atoms) {                                      \
     purlin::host::Target t(*S, rank, lane, (purlin::host::HostAtoms *)atoms);  \

@@ -83,7 +83,7 @@ layout.collective @gather_both {
 // TWOCOPY-NEXT:  }
 // TWOCOPY-NOT: snac.program
 
-// AUTO-LABEL: snac.program @gather_both_direct_0 of @gather_both "direct" lanes 2 chunks 1 band[0, 1024) {
+// AUTO-LABEL: snac.program @gather_both_direct_0 of @gather_both "direct" lanes 8 chunks 1 band[0, 1024) {
 // AUTO-NEXT:  snac.signal @ready0
 // AUTO-NEXT:  snac.signal @done0
 // AUTO-NEXT:  snac.signal @ready1
@@ -119,7 +119,7 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @done1 to all clause 1 boundary
 // AUTO-NEXT:  snac.wait @done1 from all clause 1 boundary
 // AUTO-NEXT:  }
-// AUTO-LABEL: snac.program @gather_both_direct_copy_2 of @gather_both "direct_copy" lanes 2 chunks 1 band[0, 1024) inplace_safe {
+// AUTO-LABEL: snac.program @gather_both_direct_copy_2 of @gather_both "direct_copy" lanes 8 chunks 1 band[0, 1024) inplace_safe {
 // AUTO-NEXT:  snac.signal @ready0
 // AUTO-NEXT:  snac.signal @done0
 // AUTO-NEXT:  snac.signal @ready1

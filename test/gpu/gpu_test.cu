@@ -464,8 +464,13 @@ void errorTests(const Coll &c) {
   CHECK(purlinLaunch(h, &x) == PURLIN_ERR_MISALIGNED, "misaligned buffer");
   CUDA_OK(cudaDeviceSynchronize());
   // Timeout: rank 0 runs ahead by 5 epochs, so it waits for notifications
-  // that never come; its peer then waits for rank 0's. Both give up.
+  // that never come, and gives up. The call is in place, so the plan is
+  // direct_copy, whose `ready` wait follows the copy stage: an inner sync,
+  // kept even though both ranks run in one launch (boundary syncs, the only
+  // ones of the out-of-place plan, are skipped there and cannot time out).
   {
+    std::vector<void *> ip = {q, q, q + 131072, q + 131072};
+    purlinArgs ipa = {PURLIN_F32, PURLIN_SUM, &sc, 1, nullptr, 0, ip.data(), nullptr};
     purlinComm_t tc;
     int d2[2] = {0, 0};
     CHECK(purlinCommCreate(&tc, 2, d2) == 0, "comm: %s", purlinGetLastError());
@@ -475,12 +480,13 @@ void errorTests(const Coll &c) {
           purlinGetLastError());
     for (int plan = 0; plan < c.info->nplans; ++plan)
       purlin::rt::testAdvanceEpoch(th, plan, 0, 5);
-    CHECK(purlinLaunch(th, &a) == PURLIN_SUCCESS, "launch: %s",
+    CHECK(purlinLaunch(th, &ipa) == PURLIN_SUCCESS, "launch: %s",
           purlinGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
     CHECK(purlinCommCheck(tc) == PURLIN_ERR_TIMEOUT, "timeout not reported");
-    std::printf("  timeout reported: %s\n", purlinGetLastError());
-    CHECK(purlinLaunch(th, &a) == PURLIN_ERR_TIMEOUT,
+    std::printf("  timeout reported (%s plan): %s\n", purlinCollLastPlan(th),
+                purlinGetLastError());
+    CHECK(purlinLaunch(th, &ipa) == PURLIN_ERR_TIMEOUT,
           "next call after a timeout");
     purlinCollDestroy(th);
     purlinCommDestroy(tc);

@@ -27,10 +27,18 @@ struct Clause0 {
   PURLIN_HD static int64_t fromIndex(const int64_t *c, const Params &) { return c[0]; }
   PURLIN_HD static int64_t toIndex(const int64_t *c, const Params &) { return c[0]; }
 };
-struct Empty {
+// Plans that keep epochs (bumped at kernel start).
+struct Keeps {
+  static constexpr bool kInnerSyncs = true;
+};
+struct Empty : Keeps {
   template <class T> __device__ static void run(T &) {}
 };
-struct Sync {
+struct EmptyNoEpoch {
+  static constexpr bool kInnerSyncs = false;
+  template <class T> __device__ static void run(T &) {}
+};
+struct Sync : Keeps {
   template <class T> __device__ static void run(T &t) {
     notify<Clause0>(t, 0, kPeersDsts, 0);
     wait<Clause0>(t, 0, kPeersSrcs, 0);
@@ -38,7 +46,7 @@ struct Sync {
     wait<Clause0>(t, 1, kPeersDsts, 0);
   }
 };
-struct Consume {
+struct Consume : Keeps {
   template <class T> __device__ static void run(T &t) {
     consume<Clause0>(t, kSelMine, kSrcInput, kDstSelf, 0);
   }
@@ -46,6 +54,7 @@ struct Consume {
 // The direct plan as purlinc emits it: its ready/done barriers are boundary
 // syncs, skipped here because all 8 ranks run in one launch.
 struct DirectBoundary {
+  static constexpr bool kInnerSyncs = false; // as purlinc emits it
   template <class T> __device__ static void run(T &t) {
     notify<Clause0>(t, 0, kPeersDsts, 0, kBoundary);
     wait<Clause0>(t, 0, kPeersSrcs, 0, kBoundary);
@@ -54,12 +63,124 @@ struct DirectBoundary {
     wait<Clause0>(t, 1, kPeersDsts, 0, kBoundary);
   }
 };
-struct Unused {
+// The consume's Move built by the lane leader (box, split, 8 sources) but
+// nothing moved: the serial setup alone.
+struct BuildOnly : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    laneMoves(t, 1, [&](int, Move &m) {
+      if (!makeBox<Clause0>(S.P, 0, r, m.box))
+        return false;
+      splitRange(m.box.n, (int64_t)S.K * S.L, t.lane(), t.vecElems(), m.lo, m.hi);
+      m.op = S.op;
+      m.ndst = 1;
+      m.dst[0] = (char *)S.buf[r][1];
+      m.nsrc = S.R;
+      for (int p = 0; p < S.R; ++p)
+        m.src[p] = (const char *)S.buf[p][0];
+      return false; // built, not moved
+    });
+  }
+};
+// A Move set up without the generic box code (one contiguous range, 32-bit
+// split), then the datapath: what the atoms cost.
+struct MoveOnly : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    laneMoves(t, 1, [&](int, Move &m) {
+      const int n = (int)S.P.s[1], L = S.L, l = t.lane();
+      m.box.nfree = 1;
+      m.box.n = m.box.ext[0] = n;
+      m.box.sbase = m.box.dbase = 0;
+      m.box.sstr[0] = m.box.dstr[0] = 1;
+      m.lo = (int64_t)(n / L * l);
+      m.hi = l + 1 == L ? n : (int64_t)(n / L * (l + 1));
+      m.op = S.op;
+      m.ndst = 1;
+      m.dst[0] = (char *)S.buf[r][1];
+      m.nsrc = S.R;
+      for (int p = 0; p < S.R; ++p)
+        m.src[p] = (const char *)S.buf[p][0];
+      return true;
+    });
+  }
+};
+// The same Move, entering the datapath lower down: at contig (alignment
+// checks, head/tail) and at the vector loop itself.
+template <int Entry> struct MoveAt : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    Move &m = *t.laneMoves();
+    if (t.leader()) {
+      const int n = (int)S.P.s[1], L = S.L, l = t.lane();
+      m.reset();
+      m.box.nfree = 1;
+      m.box.n = m.box.ext[0] = n;
+      m.box.sbase = m.box.dbase = 0;
+      m.box.sstr[0] = m.box.dstr[0] = 1;
+      m.lo = (int64_t)(n / L * l);
+      m.hi = l + 1 == L ? n : (int64_t)(n / L * (l + 1));
+      m.op = S.op;
+      m.ndst = 1;
+      m.dst[0] = (char *)S.buf[r][1];
+      m.nsrc = S.R;
+      for (int p = 0; p < S.R; ++p)
+        m.src[p] = (const char *)S.buf[p][0];
+    }
+    t.barrier();
+    using E = purlin::sm::ElemBF16;
+    if (Entry == 0)
+      purlin::sm::contig<E, kSum>(m, m.lo * 2, m.lo * 2, m.hi - m.lo,
+                                  threadIdx.x, blockDim.x);
+    else
+      purlin::sm::contigVecFast<E, kSum, 1>(m, m.lo * 2, m.lo * 2,
+                                            (m.hi - m.lo) / 8, threadIdx.x,
+                                            blockDim.x);
+    t.barrier();
+  }
+};
+// The floor: a hand-written one-shot sum, one 16-byte vector of 8 bf16 per
+// thread from each of the 8 ranks, fp32 accumulation; no Move at all.
+struct HandWritten : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    const int64_t nvec = S.P.s[1] / 8;
+    for (int64_t v = (int64_t)t.lane() * blockDim.x + threadIdx.x; v < nvec;
+         v += (int64_t)S.L * blockDim.x) {
+      uint4 x[8];
+#pragma unroll
+      for (int p = 0; p < 8; ++p)
+        x[p] = ((const uint4 *)S.buf[p][0])[v];
+      float acc[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        acc[k] = 0.f;
+#pragma unroll
+      for (int p = 0; p < 8; ++p) {
+        const __nv_bfloat16 *e = (const __nv_bfloat16 *)&x[p];
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+          acc[k] += __bfloat162float(e[k]);
+      }
+      uint4 o;
+      __nv_bfloat16 *oe = (__nv_bfloat16 *)&o;
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        oe[k] = __float2bfloat16(acc[k]);
+      ((uint4 *)S.buf[r][1])[v] = o;
+    }
+  }
+};
+struct Unused : Keeps {
   template <class T> __device__ static void run(T &t) {
     Sync::run(t); // not the same order; only the sum matters here
   }
 };
-struct Direct {
+struct Direct : Keeps {
   template <class T> __device__ static void run(T &t) {
     notify<Clause0>(t, 0, kPeersDsts, 0);
     wait<Clause0>(t, 0, kPeersSrcs, 0);
@@ -97,8 +218,14 @@ int main() {
     const char *name;
     purlin_cuda_entry_t fn;
   } vs[] = {{"empty (launch + epoch)", probe::entry<probe::Empty>},
+            {"empty, no epoch", probe::entry<probe::EmptyNoEpoch>},
             {"flag barriers only", probe::entry<probe::Sync>},
             {"consume only", probe::entry<probe::Consume>},
+            {"  its Move build only", probe::entry<probe::BuildOnly>},
+            {"  a simple Move, moved", probe::entry<probe::MoveOnly>},
+            {"  the same, from contig", probe::entry<probe::MoveAt<0>>},
+            {"  the same, vector loop", probe::entry<probe::MoveAt<1>>},
+            {"  hand-written one-shot", probe::entry<probe::HandWritten>},
             {"direct, barriers kept", probe::entry<probe::Direct>},
             {"direct, one launch", probe::entry<probe::DirectBoundary>}};
   const int R = 8;

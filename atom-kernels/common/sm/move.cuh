@@ -84,6 +84,39 @@ __device__ __forceinline__ uint4 combineVec(const uint4 *x, int n) {
   return o.u;
 }
 
+/// Vectors [0, nvec) at sp[0..ns) -> dp[0..nd) (ns, nd <= kFastPtrs), one
+/// vector in flight per thread; inlined into the kernel on the small-message
+/// path (sm::moveInline), where every call layer costs a fetch of new code.
+template <class E, int OP>
+__device__ __forceinline__ void vecLoop(const char *const *src, char *const *dst,
+                                        int ns, int nd, int64_t soff,
+                                        int64_t doff, int64_t nvec, int tid,
+                                        int nthr) {
+  const uint4 *sp[kFastPtrs];
+  uint4 *dp[kFastPtrs];
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i) {
+    sp[i] = i < ns ? (const uint4 *)(src[i] + soff) : nullptr;
+    dp[i] = i < nd ? (uint4 *)(dst[i] + doff) : nullptr;
+  }
+  for (int64_t v = tid; v < nvec; v += nthr) {
+    uint4 x[kFastPtrs];
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < ns)
+        x[i] = sp[i][v];
+    uint4 o;
+    if constexpr (OP == exec::kCopy)
+      o = x[0];
+    else
+      o = combineVec<E, OP, kFastPtrs>(x, ns);
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < nd)
+        dp[i][v] = o;
+  }
+}
+
 /// Vectors [0, nvec) from up to kFastPtrs sources to up to kFastPtrs
 /// destinations, pointers in registers; U vectors in flight per thread.
 template <class E, int OP, int U>
@@ -286,6 +319,60 @@ __device__ __noinline__ void moveBox(const exec::Move &m, int64_t a, int64_t b, 
     for (int d = 0; d < m.ndst; ++d)
       *(Raw *)(m.dst[d] + dq) = out;
   }
+}
+
+/// The small-message path, inlined into the kernel: names [a, b) of a
+/// one-dimensional box, contiguous (or flat) on both sides, every pointer
+/// 16-byte aligned and whole vectors, at most kFastPtrs sources and
+/// destinations. Returns false (nothing done) for any other move.
+template <class E>
+__device__ __forceinline__ bool moveInline(const exec::Move &m, int64_t a,
+                                           int64_t b, int tid, int nthr) {
+  using Raw = typename E::Raw;
+  constexpr int64_t es = sizeof(Raw);
+  const exec::Box &x = m.box;
+  const int ns = m.nsrc, nd = m.ndst;
+  if (x.nfree != 1 || ns > kFastPtrs || nd > kFastPtrs ||
+      !(m.srcFlat || x.sstr[0] == 1) || !(m.dstFlat || x.dstr[0] == 1))
+    return false;
+  const int64_t so = (m.srcFlat ? a : x.sbase + a) * es;
+  const int64_t dq = (m.dstFlat ? a : x.dbase + a) * es;
+  uintptr_t bits = (uintptr_t)((b - a) * es);
+  const char *src[kFastPtrs];
+  char *dst[kFastPtrs];
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i) {
+    src[i] = i < ns ? m.src[i] : nullptr;
+    dst[i] = i < nd ? m.dst[i] : nullptr;
+    bits |= (uintptr_t)(src[i] + so) | (uintptr_t)(dst[i] + dq);
+  }
+  if (bits & (kVecBytes - 1))
+    return false;
+  const int64_t nvec = (b - a) * es / kVecBytes;
+  if (m.op == exec::kCopy || ns == 1) {
+    vecLoop<E, exec::kCopy>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+    return true;
+  }
+  if constexpr (E::kCanReduce) {
+    switch (m.op) {
+    case exec::kSum:
+      vecLoop<E, exec::kSum>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+      return true;
+    case exec::kProd:
+      vecLoop<E, exec::kProd>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+      return true;
+    case exec::kMin:
+      vecLoop<E, exec::kMin>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+      return true;
+    case exec::kMax:
+      vecLoop<E, exec::kMax>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+      return true;
+    case exec::kAvg:
+      vecLoop<E, exec::kAvg>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
+      return true;
+    }
+  }
+  return false;
 }
 
 /// The move with the op dispatched: a copy (or a single contribution,

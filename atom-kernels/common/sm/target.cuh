@@ -26,6 +26,9 @@ namespace purlin {
 namespace sm {
 
 constexpr int kThreads = PURLIN_SM_THREADS;
+/// Moves up to this many bytes per lane take the inlined path (latency);
+/// larger ones the general one (U vectors in flight per thread).
+constexpr int64_t kInlineBytes = 64 * 1024;
 
 /// One lane (thread block) of one rank. Element type E; the op comes with
 /// each move (the launch's op, or the clause's).
@@ -46,10 +49,10 @@ public:
   __device__ bool leader() const { return threadIdx.x == 0; }
   __device__ int thread() const { return (int)threadIdx.x; }
   __device__ int threads() const { return (int)blockDim.x; }
-  /// The lane's Move, in shared memory (exec::laneMove).
-  __device__ exec::Move &laneMove() {
-    __shared__ __align__(16) char storage[sizeof(exec::Move)];
-    return *reinterpret_cast<exec::Move *>(storage);
+  /// The lane's Moves, in shared memory (exec::laneMoves).
+  __device__ exec::Move *laneMoves() {
+    __shared__ __align__(16) char storage[exec::kMaxRanks * sizeof(exec::Move)];
+    return reinterpret_cast<exec::Move *>(storage);
   }
   __device__ void signal(uint64_t *w, uint64_t v) {
     signalWord(w, v, !fenced_, gpu_);
@@ -75,8 +78,14 @@ public:
       reportError(aux_, kErrTimeout | (uint32_t)rank_ << 8 |
                             (uint32_t)lane_ << 20);
   }
-  __device__ void move(const exec::Move &m, int64_t a, int64_t b) {
-    if (!sm::move<E>(m, a, b, threadIdx.x, blockDim.x))
+  __device__ void move(const exec::Move &m, int64_t a, int64_t b, int tid,
+                       int nthr) {
+    // Small contiguous moves inline (no call layers to fetch); the rest
+    // through the general datapath.
+    if ((b - a) * (int64_t)sizeof(typename E::Raw) <= kInlineBytes &&
+        sm::moveInline<E>(m, a, b, tid, nthr))
+      return;
+    if (!sm::move<E>(m, a, b, tid, nthr))
       __trap(); // a reduction in a copy-only instantiation: a purlinc bug
   }
   __device__ int64_t vecElems() const {
@@ -148,12 +157,15 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
   return (int)cudaLaunchKernelExC(&cfg, kernel, args);
 }
 
-/// The kernel for element type E and plan function Plan::run.
+/// The kernel for element type E and plan function Plan::run. Epochs are
+/// kept unless every rank runs in this launch and the plan's only syncs are
+/// boundary syncs (all skipped then: no signal word is read or written).
 template <class E, class Plan>
 __global__ void __launch_bounds__(kThreads)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
-  Target<E> t(S, rank, lane, bumpEpoch(S, rank, lane));
+  const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
+  Target<E> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0);
   Plan::run(t);
 }
 
@@ -201,11 +213,13 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 } // namespace sm
 } // namespace purlin
 
-// PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES]): entry_NAME for plan function FN
-// (a template over the target). REDUCES 0: a copy-only collective, kernels
-// by element size alone. Default 1.
-#define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
+// PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES[, INNER_SYNCS]]): entry_NAME for
+// plan function FN (a template over the target). REDUCES 0: a copy-only
+// collective, kernels by element size alone. INNER_SYNCS 0: every notify
+// and wait of the plan is a boundary sync. Defaults 1.
+#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
   struct PlanFn_##NAME {                                                       \
+    static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };                                                                           \
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
@@ -213,10 +227,12 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0>(                 \
         S, first, n, dtype, op, stream);                                       \
   }
-#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_3(NAME, FN, 1)
-#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, M, ...) M
+#define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
+  PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, 1)
+#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_4(NAME, FN, 1, 1)
+#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, M, ...) M
 #define PURLIN_PLAN_ENTRY(...)                                                 \
-  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_3,                     \
+  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_4, PURLIN_PLAN_ENTRY_3, \
                          PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
 #define PURLIN_HOST_ENTRY(NAME) nullptr
 #define PURLIN_CUDA_ENTRY(NAME) entry_##NAME

@@ -246,8 +246,16 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     e.clause(k);
   for (size_t i = 0; i < plans.size(); ++i)
     e.plan(i, plans[i]);
-  for (size_t i = 0; i < plans.size(); ++i)
-    os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ")\n";
+  // The last argument: whether the plan has syncs that are not boundary
+  // syncs (when it has none and every rank runs in one launch, a target
+  // need not keep epochs).
+  for (size_t i = 0; i < plans.size(); ++i) {
+    bool inner = false;
+    for (auto &st : plans[i].steps)
+      inner |= (st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary;
+    os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
+       << (inner ? 1 : 0) << ")\n";
+  }
   os << "\nstatic const purlin_plan_info kPlans[] = {\n";
   for (size_t i = 0; i < plans.size(); ++i) {
     const Plan &p = plans[i];

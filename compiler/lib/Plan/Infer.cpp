@@ -222,7 +222,7 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
   //         otherwise one-shot on many lanes (each byte read once).
   // In-place calls get the copy variants (or staged) of the same band.
   const int64_t small = opts.smallBytes;
-  int smallLanes = opts.lanes ? opts.lanes : 2;
+  int smallLanes = opts.lanes ? opts.lanes : 8;
   int largeLanes = opts.lanes ? opts.lanes : 16;
   auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
     Plan p;
