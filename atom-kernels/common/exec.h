@@ -360,10 +360,25 @@ PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
 /// integer work); then the lane's threads move them, split into warp-sized
 /// groups that each take their own moves, so that the moves' memory
 /// latencies overlap instead of adding up.
-template <class Tgt, class Build>
-PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build) {
+/// With `fill` (not NoFill), a move's R per-rank pointers are set after its
+/// build by R threads at once: fill(m, k) sets pointer k of the rank-indexed
+/// sources and/or destinations the build announced (nsrc or ndst == R).
+struct NoFill {
+  template <class M> PURLIN_HD void operator()(M &, int) const {}
+};
+template <class A, class B> struct SameType {
+  static constexpr bool value = false;
+};
+template <class A> struct SameType<A, A> {
+  static constexpr bool value = true;
+};
+template <class Tgt, class Build, class Fill = NoFill>
+PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build,
+                         const Fill &fill = Fill()) {
   Move *ms = t.laneMoves();
   const int T = t.threads(), me = t.thread();
+  const int R = t.shared().R;
+  constexpr bool kFill = !SameType<Fill, NoFill>::value;
   for (int base = 0; base < n; base += kMaxRanks) {
     const int cnt = n - base < kMaxRanks ? n - base : kMaxRanks;
     for (int i = me; i < cnt; i += T) {
@@ -372,6 +387,12 @@ PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build) {
         ms[i].lo = ms[i].hi = 0;
     }
     t.barrier();
+    if constexpr (kFill) {
+      for (int x = me; x < cnt * R; x += T)
+        if (ms[x / R].lo < ms[x / R].hi)
+          fill(ms[x / R], x % R);
+      t.barrier();
+    }
     int live = 0;
     for (int i = 0; i < cnt; ++i)
       live += ms[i].lo < ms[i].hi;
@@ -465,10 +486,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
         m.ndst = 1;
         m.dst[0] = (char *)S.buf[r][C::kToBuf];
         if (C::kFromRole == kEvery) {
-          m.nsrc = R;
-          for (int p = 0; p < R; ++p)
-            m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
-                                          : detail::mappedSource<C>(S, src, p);
+          m.nsrc = R; // the sources: fill() below, in parallel
         } else {
           m.nsrc = 1;
           m.src[0] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, pi)
@@ -476,6 +494,10 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
         }
         m.srcFlat = src == kSrcStaging;
         return true;
+    }, [&](Move &m, int p) {
+        if (C::kFromRole == kEvery)
+          m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+                                        : detail::mappedSource<C>(S, src, p);
     });
     return;
   }
@@ -498,22 +520,23 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
         m.hi = pa + b;
         m.op = op;
         if (C::kFromRole == kEvery) {
-          m.nsrc = R;
-          for (int x = 0; x < R; ++x)
-            m.src[x] = detail::mappedSource<C>(S, src, x);
+          m.nsrc = R; // fill() below
         } else {
           m.nsrc = 1;
           m.src[0] = detail::mappedSource<C>(S, src, (int)p);
         }
         if (dst == kDstAll && C::kToRole == kEvery) {
-          m.ndst = R;
-          for (int x = 0; x < R; ++x)
-            m.dst[x] = (char *)S.buf[x][C::kToBuf];
+          m.ndst = R; // fill() below
         } else {
           m.ndst = 1;
           m.dst[0] = (char *)S.buf[q][C::kToBuf];
         }
         return true;
+  }, [&](Move &m, int x) {
+        if (C::kFromRole == kEvery)
+          m.src[x] = detail::mappedSource<C>(S, src, x);
+        if (dst == kDstAll && C::kToRole == kEvery)
+          m.dst[x] = (char *)S.buf[x][C::kToBuf];
   });
 }
 

@@ -118,10 +118,14 @@ purlinColl_t collFor(const Coll &c, int R, int64_t maxCount) {
   if (it != gColls.end())
     return it->second;
   std::string mp;
+  bool first = true; // the first count takes the case's count, others <= 3
   for (auto &p : c.desc.params)
-    if (p.kind == ParamKind::Count || p.kind == ParamKind::Root)
-      mp += (mp.empty() ? "" : ",") + p.name + "=" +
-            std::to_string(p.kind == ParamKind::Count ? maxCount : R - 1);
+    if (p.kind == ParamKind::Count || p.kind == ParamKind::Root) {
+      int64_t v = p.kind == ParamKind::Root ? R - 1 : first ? maxCount : 3;
+      if (p.kind == ParamKind::Count)
+        first = false;
+      mp += (mp.empty() ? "" : ",") + p.name + "=" + std::to_string(v);
+    }
   purlinColl_t h = nullptr;
   if (purlinCollCreate(&h, commFor(R), c.info, mp.c_str()) != PURLIN_SUCCESS) {
     std::printf("FATAL: purlinCollCreate %s: %s\n", key.c_str(),
@@ -141,12 +145,18 @@ void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars,
   b = Binding();
   b.dtype = k.t;
   b.redop = k.op == RedOp::Copy ? RedOp::Sum : k.op;
+  // The first count parameter takes the case's count, the others 1 + count
+  // % 3 (as the host runner binds them): with every count at 100003, a
+  // ROWS x COLS collective would need 10^10 elements per rank.
+  bool firstCount = true;
   for (auto &p : k.c->desc.params) {
     if (p.kind == ParamKind::Ranks)
       b.scalars[p.name] = k.R;
     else if (p.kind == ParamKind::Count) {
-      b.scalars[p.name] = k.count;
-      scalars.push_back(k.count);
+      const int64_t v = firstCount ? k.count : 1 + k.count % 3;
+      firstCount = false;
+      b.scalars[p.name] = v;
+      scalars.push_back(v);
     } else if (p.kind == ParamKind::Root) {
       int64_t root = (k.seed & 1) ? k.R - 1 : 0;
       b.scalars[p.name] = root;
