@@ -41,6 +41,10 @@ typedef struct purlin_plan_info {
   int64_t (*layout)(purlin_shared_t *S);
   purlin_host_entry_t host_entry; // null unless compiled for the host
   purlin_cuda_entry_t cuda_entry; // null unless compiled for a GPU
+  // 1: the plan's scratch must be its own, zeroed at allocation and never
+  // written by another plan (flagged lines: data another plan left there
+  // could look like a valid flag).
+  int exclusive_scratch;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

@@ -53,6 +53,12 @@ enum Dest : int { kDstSelf = 0, kDstAll = 1 };
 // kBoundary (only orders against the launch boundary: skipped when every
 // rank runs in one launch, Shared::oneLaunch).
 enum SyncFlags : int { kAllLanes = 1, kBoundary = 2 };
+// stage push / consume from staging: kFlagged, the low-latency protocol
+// (every staged line carries this launch's flag beside its data).
+enum MoveFlags : int { kFlagged = 4 };
+// Move::ll: which side is in flagged lines (the target's line format: 8
+// data bytes per 16-byte line), addressed flat like a staging slot.
+enum LineSide : int { kLinesNone = 0, kLinesDst = 1, kLinesSrc = 2 };
 // Reduction ops, in DType.h's order. kOpParam: the launch's op.
 enum Op : int { kCopy = 0, kSum, kProd, kMin, kMax, kAvg, kOpParam = -1 };
 
@@ -101,6 +107,7 @@ struct Shared {
   int64_t scratchOff[kMaxBuffers];
   int64_t stagingOff[kMaxClauses];
   int64_t slotElems[kMaxClauses];
+  int64_t slotBytes[kMaxClauses]; // bytes of one slot (flagged: lines)
   // Signal words of every rank: [signal][from rank][lane][chunk], then the
   // epochs of its lanes.
   uint64_t *signals[kMaxRanks];
@@ -285,11 +292,13 @@ struct Move {
   char *dst[kMaxRanks];
   bool srcFlat = false, dstFlat = false;
   int op = kCopy;
+  int ll = kLinesNone;
   int64_t lo = 0, hi = 0;
   PURLIN_HD void reset() {
     nsrc = ndst = 0;
     srcFlat = dstFlat = false;
     op = kCopy;
+    ll = kLinesNone;
     lo = hi = 0;
   }
 };
@@ -310,8 +319,9 @@ struct Move {
 //   bool barrierOr(bool v);                  barrier + OR over the lane; the
 //                                            acquire of the waits before it
 //   bool aborted() const; void abort();      a timed-out lane skips the rest
-//   void move(const Move &m, int64_t a, int64_t b, int tid, int nthr);
-//                                            data, by threads tid of nthr
+//   bool move(const Move &m, int64_t a, int64_t b, int tid, int nthr);
+//                                            data, by threads tid of nthr;
+//                                            false: flagged lines timed out
 //   int64_t vecElems() const;                elements per 16-byte vector
 //===----------------------------------------------------------------------===//
 
@@ -396,10 +406,13 @@ PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build,
     int live = 0;
     for (int i = 0; i < cnt; ++i)
       live += ms[i].lo < ms[i].hi;
+    bool ok = true, lines = false;
     if (live <= 1 || T < 64) {
       for (int i = 0; i < cnt; ++i)
-        if (ms[i].lo < ms[i].hi)
-          t.move(ms[i], ms[i].lo, ms[i].hi, me, T);
+        if (ms[i].lo < ms[i].hi) {
+          lines |= ms[i].ll != kLinesNone;
+          ok &= t.move(ms[i], ms[i].lo, ms[i].hi, me, T);
+        }
     } else {
       int per = T / live / 32 * 32;
       if (per < 32)
@@ -408,11 +421,20 @@ PURLIN_HD void laneMoves(Tgt &t, int n, const Build &build,
       for (int i = 0, k = 0; i < cnt; ++i) {
         if (ms[i].lo >= ms[i].hi)
           continue;
+        lines |= ms[i].ll != kLinesNone;
         if (k++ % groups == g && g < groups)
-          t.move(ms[i], ms[i].lo, ms[i].hi, me - g * per, per);
+          ok &= t.move(ms[i], ms[i].lo, ms[i].hi, me - g * per, per);
       }
     }
-    t.barrier(); // before the next builds
+    // Before the next builds; a flagged read that timed out aborts the lane.
+    if (lines) {
+      if (t.barrierOr(!ok))
+        t.abort();
+    } else {
+      t.barrier();
+    }
+    if (t.aborted())
+      return;
   }
 }
 
@@ -431,14 +453,14 @@ PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
 }
 template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
   return S.scratch[at] + S.stagingOff[C::kIndex] +
-         (int64_t)p * S.slotElems[C::kIndex] * S.elemSize;
+         (int64_t)p * S.slotBytes[C::kIndex];
 }
 } // namespace detail
 
 /// stage (push): this rank's contributions of each destination q into q's
 /// staging slot for this rank, piece (chunk, lane) of each box.
 template <class C, class Tgt>
-PURLIN_HD void stagePush(Tgt &t, int chunk) {
+PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
   if (t.aborted())
     return;
   const Shared &S = t.shared();
@@ -453,6 +475,7 @@ PURLIN_HD void stagePush(Tgt &t, int chunk) {
       m.dst[0] = detail::stagingSlot<C>(S, q, r);
       m.dstFlat = true;
       m.op = kCopy;
+      m.ll = (flags & kFlagged) ? kLinesDst : kLinesNone;
       return true;
   });
 }
@@ -463,7 +486,8 @@ PURLIN_HD void stagePush(Tgt &t, int chunk) {
 ///  src: where contributions are read: the contributors' inputs, their
 ///       scratch copies, or this rank's staging slots.
 template <class C, class Tgt>
-PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
+PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
+                       int flags = 0) {
   if (t.aborted())
     return;
   const Shared &S = t.shared();
@@ -493,6 +517,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk) {
                                         : detail::mappedSource<C>(S, src, pi);
         }
         m.srcFlat = src == kSrcStaging;
+        m.ll = (flags & kFlagged) ? kLinesSrc : kLinesNone;
         return true;
     }, [&](Move &m, int p) {
         if (C::kFromRole == kEvery)

@@ -77,7 +77,9 @@ public:
     return true;
   }
 
-  void move(const exec::Move &m, int64_t a, int64_t b, int, int) {
+  bool move(const exec::Move &m, int64_t a, int64_t b, int, int) {
+    if (m.ll != exec::kLinesNone)
+      return moveLines(m, a, b);
     const int es = S_.elemSize;
     const exec::Box &bx = m.box;
     const uint8_t *srcs[exec::kMaxRanks];
@@ -102,6 +104,73 @@ public:
       for (int i = 0; i < m.ndst; ++i)
         std::memcpy(m.dst[i] + dof * es, val, es);
     }
+    return true;
+  }
+
+  // Flagged lines (the low-latency protocol), in the SM targets' format: a
+  // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;
+  // the flag is the low 32 bits of the epoch. Here the data is written
+  // first and each flag with a release store; a reader acquires both flags
+  // and then reads the data.
+  static int64_t lineOff(int byte) { return byte < 4 ? byte : byte + 4; }
+  int64_t nameOffset(const exec::Box &bx, int64_t t, bool src) const {
+    int64_t off = src ? bx.sbase : bx.dbase, rem = t;
+    for (int j = bx.nfree - 1; j >= 0; --j) {
+      int64_t cj = rem % bx.ext[j];
+      rem /= bx.ext[j];
+      off += cj * (src ? bx.sstr[j] : bx.dstr[j]);
+    }
+    return off;
+  }
+  bool moveLines(const exec::Move &m, int64_t a, int64_t b) {
+    const int es = S_.elemSize, epl = 8 / es; // elements per line
+    const uint32_t flag = (uint32_t)epoch_;
+    const exec::Box &bx = m.box;
+    for (int64_t j = a / epl; j * epl < b; ++j) {
+      jitter();
+      const int64_t t0 = j * epl, t1 = t0 + epl < b ? t0 + epl : b;
+      if (m.ll == exec::kLinesDst) {
+        uint8_t *line = (uint8_t *)m.dst[0] + j * 16;
+        uint8_t data[8] = {0};
+        for (int64_t t = t0; t < t1; ++t)
+          std::memcpy(data + (t - t0) * es,
+                      m.src[0] + (m.srcFlat ? t : nameOffset(bx, t, true)) * es, es);
+        for (int k = 0; k < 8; ++k)
+          line[lineOff(k)] = data[k];
+        __atomic_store_n((uint32_t *)(line + 4), flag, __ATOMIC_RELEASE);
+        __atomic_store_n((uint32_t *)(line + 12), flag, __ATOMIC_RELEASE);
+        continue;
+      }
+      // kLinesSrc: every source's line, then the names of the line.
+      uint8_t data[exec::kMaxRanks][8];
+      for (int s = 0; s < m.nsrc; ++s) {
+        const uint8_t *line = (const uint8_t *)m.src[s] + j * 16;
+        auto ready = [&] {
+          return __atomic_load_n((const uint32_t *)(line + 4), __ATOMIC_ACQUIRE) == flag &&
+                 __atomic_load_n((const uint32_t *)(line + 12), __ATOMIC_ACQUIRE) == flag;
+        };
+        auto start = std::chrono::steady_clock::now();
+        for (uint32_t i = 1; !ready(); ++i) {
+          std::this_thread::yield();
+          if ((i & 255) == 0 && std::chrono::steady_clock::now() - start >
+                                    std::chrono::milliseconds(cfg_->timeoutMs))
+            return false;
+        }
+        for (int k = 0; k < 8; ++k)
+          data[s][k] = line[lineOff(k)];
+      }
+      const uint8_t *srcs[exec::kMaxRanks];
+      uint8_t val[16];
+      for (int64_t t = t0; t < t1; ++t) {
+        for (int s = 0; s < m.nsrc; ++s)
+          srcs[s] = data[s] + (t - t0) * es;
+        reduceElement(cfg_->dtype, (RedOp)m.op, srcs, m.nsrc, val);
+        const int64_t dof = m.dstFlat ? t : nameOffset(bx, t, false);
+        for (int i = 0; i < m.ndst; ++i)
+          std::memcpy(m.dst[i] + dof * es, val, es);
+      }
+    }
+    return true;
   }
 
 private:

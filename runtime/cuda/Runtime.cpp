@@ -105,6 +105,10 @@ struct purlinColl {
   std::vector<int64_t> tableMax;
   std::vector<std::vector<int64_t>> boundTables;
   int64_t scratchBytes = 0; // per rank, at the maximum values
+  // Per plan: where its scratch starts and how much it may use. Plans share
+  // one region, except those with exclusive_scratch (flagged lines), each
+  // of which gets its own after it.
+  std::vector<int64_t> planScratchOff, planScratchBytes;
   bool hasOpParam = false, hasTypeParam = false;
   int fixedType = -1; // a buffer of a concrete type
   int fixedOp = -1;   // the op of clauses with a fixed reduction
@@ -616,15 +620,24 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   S.elemSize = 8;
   if (!fillParams(d, maxB, S.P, err))
     return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: " + err);
-  int64_t scratchBytes = 0;
+  int64_t shared = 0;
+  std::vector<int64_t> need(info->nplans, 0);
   for (int i = 0; i < info->nplans; ++i) {
     const purlin_plan_info &pl = info->plans[i];
     S.L = pl.lanes;
     S.K = pl.chunks;
     S.nsignals = pl.nsignals;
-    int64_t b = pl.layout(&S);
-    if (b > scratchBytes)
-      scratchBytes = b;
+    need[i] = (pl.layout(&S) + 15) / 16 * 16;
+    if (!pl.exclusive_scratch && need[i] > shared)
+      shared = need[i];
+  }
+  int64_t scratchBytes = shared;
+  for (int i = 0; i < info->nplans; ++i) {
+    const bool own = info->plans[i].exclusive_scratch != 0;
+    c->planScratchOff.push_back(own ? scratchBytes : 0);
+    c->planScratchBytes.push_back(own ? need[i] : shared);
+    if (own)
+      scratchBytes += need[i];
   }
   c->scratchBytes = scratchBytes;
   DeviceGuard guard;
@@ -982,14 +995,15 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.K = pl.chunks;
   S.nsignals = pl.nsignals;
   int64_t need = pl.layout(&S);
-  if (need > c->scratchBytes) // the layout grew past the maximum binding's
+  if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy + "' needs " +
                     std::to_string(need) + " bytes of scratch for this "
                     "launch; the instance has " +
-                    std::to_string(c->scratchBytes) + " (its maxParams)");
+                    std::to_string(c->planScratchBytes[pick]) +
+                    " (its maxParams)");
   for (int r = 0; r < R; ++r) {
-    S.scratch[r] = (char *)c->scratch[r];
+    S.scratch[r] = (char *)c->scratch[r] + c->planScratchOff[pick];
     S.signals[r] = (uint64_t *)c->sigs[pick][r];
   }
   c->lastPlan = pl.strategy;

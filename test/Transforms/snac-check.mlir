@@ -22,7 +22,7 @@ snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @done
   snac.stage expose clause 0
   snac.notify @ready to dsts clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
   snac.consume mine from input to self clause 0
   snac.notify @done to srcs clause 0
   snac.wait @done from dsts clause 0
@@ -48,7 +48,7 @@ snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.stage expose clause 0
   snac.notify @ready to dsts clause 0
   snac.wait @ready from srcs clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 3}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 1 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
   snac.consume mine from input to self clause 0
 }
 
@@ -349,7 +349,7 @@ snac.program @p of @all_reduce "two_shot" lanes 2 chunks 1 band [0, -1) {
   snac.stage expose clause 0
   snac.notify @ready to all clause 0
   snac.wait @ready from all clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 3}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 1 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
   snac.consume owned from input to all clause 0
 }
 
@@ -374,7 +374,7 @@ snac.program @p of @all_reduce "two_shot_copy" lanes 1 chunks 1 band [0, -1) {
   snac.stage copy clause 0
   snac.notify @ready to all clause 0
   snac.wait @ready from all clause 0 all_lanes
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' of rank 0 in launch 2 while the caller of rank 0 reads 'y' of rank 0 in launch 3}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' of rank 0 in launch 1 while the caller of rank 0 reads 'y' of rank 0 in launch 2}}
   snac.consume owned from scratch to all clause 0
 }
 
@@ -429,4 +429,72 @@ snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
   }
   snac.notify @free to srcs clause 0 boundary
   snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+// The low-latency protocol: a flagged consume needs a flagged push of its
+// clause (the lines' format and their flags).
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0
+    // expected-error @+1 {{a flagged consume reads staging slots of clause 0 that no earlier flagged push stage fills (the push's lines are not flagged)}}
+    snac.consume mine from staging to self clause 0 flagged
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+// Flagged lines order the consume after the push of the same launch, but
+// not the next launch's push after this consume: without 'free', a
+// contributor overwrites a slot its destination is still reading.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 2}}
+    snac.consume mine from staging to self clause 0 flagged
+  }
+}
+
+// -----
+
+// The same without flags: a wait that passes on the first launch's notify
+// orders nothing after the peer's next launch. (The checker once joined the
+// clock of the latest notify a word had seen, and missed this.)
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in T [C]
+  layout.buffer @y : out T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @data
+  snac.chunks {
+    snac.stage push clause 0
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 2}}
+    snac.consume mine from staging to self clause 0
+  }
 }

@@ -15,6 +15,7 @@
 #include "common/exec.h"
 #include "common/sm/aux.h"
 #include "common/sm/elem.cuh"
+#include "common/sm/lines.cuh"
 #include "common/sm/move.cuh"
 #include "common/sm/sync.cuh"
 
@@ -78,15 +79,25 @@ public:
       reportError(aux_, kErrTimeout | (uint32_t)rank_ << 8 |
                             (uint32_t)lane_ << 20);
   }
-  __device__ void move(const exec::Move &m, int64_t a, int64_t b, int tid,
+  /// False: a flagged line did not arrive in time.
+  __device__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
                        int nthr) {
+    if (m.ll != exec::kLinesNone) {
+      bool ok;
+      const bool arrived = sm::moveLines<E>(m, a, b, tid, nthr, (uint32_t)epoch_,
+                                            aux_[1] ? aux_[1] : kDefaultTimeoutNs, ok);
+      if (!ok)
+        __trap(); // a reduction in a copy-only instantiation: a purlinc bug
+      return arrived;
+    }
     // Small contiguous moves inline (no call layers to fetch); the rest
     // through the general datapath.
     if ((b - a) * (int64_t)sizeof(typename E::Raw) <= kInlineBytes &&
         sm::moveInline<E>(m, a, b, tid, nthr))
-      return;
+      return true;
     if (!sm::move<E>(m, a, b, tid, nthr))
       __trap(); // a reduction in a copy-only instantiation: a purlinc bug
+    return true;
   }
   __device__ int64_t vecElems() const {
     return kVecBytes / (int64_t)sizeof(typename E::Raw);

@@ -65,6 +65,8 @@ struct Sim {
   int scratchSpace(int b) const { return B() + b; }
   int stagingSpace(int k, int slot) const { return 2 * B() + k * R + slot; }
   bool isIO(int s) const { return s < B(); }
+  // The hidden signal of clause k's flagged lines (after the plan's own).
+  int flagSignal(int k) const { return (int)plan.signals.size() + k; }
 
   int64_t fixedRank(const RankSel &sel) {
     int64_t v = -1;
@@ -210,13 +212,23 @@ struct Sim {
                     " outside the chunk loop moves chunk 0 only, but the "
                     "plan has " +
                     std::to_string(plan.chunks) + " chunks");
+      if (st.flagged && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
+          !(st.kind == StepKind::Consume && st.src == SourceKind::Staging))
+        err(si, "only a push stage and a consume from staging carry flagged lines");
       if (st.kind == StepKind::Stage)
-        staged.insert({st.clause, (int)st.stage});
+        staged.insert({st.clause, (int)st.stage + (st.flagged ? 8 : 0)});
       if (st.kind == StepKind::Consume) {
         consumed[st.clause] = true;
-        if (st.src == SourceKind::Staging && !staged.count({st.clause, (int)StageMode::Push}))
-          err(si, "consume reads staging slots of clause " +
-                      std::to_string(st.clause) + " that no earlier push stage fills");
+        const int push = (int)StageMode::Push + (st.flagged ? 8 : 0);
+        if (st.src == SourceKind::Staging && !staged.count({st.clause, push}))
+          err(si, std::string(st.flagged ? "a flagged consume" : "consume") +
+                      " reads staging slots of clause " + std::to_string(st.clause) +
+                      " that no earlier " + (st.flagged ? "flagged " : "") +
+                      "push stage fills" +
+                      (staged.count({st.clause, push ^ 8})
+                           ? std::string(" (the push's lines are ") +
+                                 (st.flagged ? "not flagged)" : "flagged)")
+                           : ""));
         if (st.src == SourceKind::Scratch && !staged.count({st.clause, (int)StageMode::Copy}))
           err(si, "consume reads scratch copies of clause " +
                       std::to_string(st.clause) + " that no earlier copy stage makes");
@@ -266,9 +278,18 @@ struct Sim {
       p.clk.assign(P, 0);
     std::vector<Clock> rankEnd(R, Clock(P, 0)); // join of a rank's lanes
     std::vector<std::vector<int>> lanesDone(E, std::vector<int>(R, 0));
+    // A signal word: its value, and for each value it took the clock of
+    // the notify that stored it. A wait for >= v may pass as soon as the
+    // first such notify lands, so it joins that notify's clock only (not a
+    // later one that the simulation's schedule happened to run first).
     struct Sig {
       int value = 0;
-      Clock clk;
+      std::map<int, Clock> clks;
+      void set(int v, const Clock &c) {
+        value = v;
+        clks[v] = c;
+      }
+      const Clock &reached(int v) const { return clks.lower_bound(v)->second; }
     };
     std::map<std::vector<int>, Sig> sigs;
     auto userAccess = [&](int r, int epoch, const Clock &clk) {
@@ -336,30 +357,39 @@ struct Sim {
             progress = true;
             continue;
           }
-          if (st.kind == StepKind::Wait) {
+          // A flagged consume waits for the flagged lines of its sources'
+          // push (same lane and chunk, this epoch): a hidden signal.
+          const bool flagWait = st.kind == StepKind::Consume && st.flagged;
+          if (st.kind == StepKind::Wait || flagWait) {
+            const int sig = flagWait ? flagSignal(st.clause) : st.signal;
+            const PeerSet ps = flagWait ? PeerSet::Srcs : st.peers;
             bool ready = true;
             int l0 = st.allLanes ? 0 : l, l1 = st.allLanes ? L : l + 1;
             for (int p = 0; p < R && ready; ++p)
-              if (inPeers(st.clause, st.peers, r, p))
+              if (inPeers(st.clause, ps, r, p))
                 for (int x = l0; x < l1; ++x) {
-                  auto it = sigs.find({r, st.signal, p, x, ch});
+                  auto it = sigs.find({r, sig, p, x, ch});
                   if (it == sigs.end() || it->second.value < pr.epoch + 1)
                     ready = false;
                 }
             if (!ready)
               break;
             for (int p = 0; p < R; ++p)
-              if (inPeers(st.clause, st.peers, r, p))
+              if (inPeers(st.clause, ps, r, p))
                 for (int x = l0; x < l1; ++x)
-                  join(pr.clk, sigs[{r, st.signal, p, x, ch}].clk);
+                  join(pr.clk, sigs[{r, sig, p, x, ch}].reached(pr.epoch + 1));
           }
           ++pr.clk[pi];
-          if (st.kind == StepKind::Notify) {
+          if (st.kind == StepKind::Stage && st.flagged) {
+            stepAccesses(r, l, si, ch, pr.epoch, pr.clk);
+            for (int q = 0; q < R; ++q)
+              if (inPeers(st.clause, PeerSet::Dsts, r, q)) {
+                sigs[{q, flagSignal(st.clause), r, l, ch}].set(pr.epoch + 1, pr.clk);
+              }
+          } else if (st.kind == StepKind::Notify) {
             for (int q = 0; q < R; ++q)
               if (inPeers(st.clause, st.peers, r, q)) {
-                Sig &s = sigs[{q, st.signal, r, l, ch}];
-                s.value = pr.epoch + 1;
-                s.clk = pr.clk;
+                sigs[{q, st.signal, r, l, ch}].set(pr.epoch + 1, pr.clk);
               }
           } else {
             stepAccesses(r, l, si, ch, pr.epoch, pr.clk);
@@ -376,12 +406,17 @@ struct Sim {
         continue;
       auto [si, ch] = prog[pr.pc];
       const Step &st = plan.steps[si];
-      if (st.kind != StepKind::Wait)
+      const bool flagWait = st.kind == StepKind::Consume && st.flagged;
+      if (st.kind != StepKind::Wait && !flagWait)
         continue;
       diags.push_back(
-          {si, "deadlock: rank " + std::to_string(pi / L) + " waits for '" +
-                   plan.signals[st.signal] + "' from its " +
-                   peerSetName(st.peers) + " peers, which never notify it" +
+          {si, "deadlock: rank " + std::to_string(pi / L) + " waits for " +
+                   (flagWait ? std::string("the flagged lines of clause ") +
+                                   std::to_string(st.clause) + " from its srcs peers, "
+                                   "which never push them"
+                             : "'" + plan.signals[st.signal] + "' from its " +
+                                   peerSetName(st.peers) +
+                                   " peers, which never notify it") +
                    (oneLaunch ? " (every rank in one launch)" : "")});
       ok = false;
       break;

@@ -148,7 +148,8 @@ struct Emitter {
            << "    copyLocalRange(t, " << C << "::kFromBuf, "
            << expr(c.buffer(cl.from.buffer)->size, nullptr) << ", " << chunk << "); }\n";
       else if (st.stage == StageMode::Push)
-        os << ind << "stagePush<" << C << ">(t, " << chunk << ");\n";
+        os << ind << "stagePush<" << C << ">(t, " << chunk << (st.flagged ? ", kFlagged" : "")
+           << ");\n";
       break;
     case StepKind::Notify:
     case StepKind::Wait:
@@ -168,7 +169,7 @@ struct Emitter {
              : st.src == SourceKind::Scratch ? "kSrcScratch"
                                              : "kSrcStaging")
          << ", " << (st.dst == DestKind::Self ? "kDstSelf" : "kDstAll") << ", " << chunk
-         << ");\n";
+         << (st.flagged ? ", kFlagged" : "") << ");\n";
       break;
     }
   }
@@ -193,7 +194,8 @@ struct Emitter {
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"
        << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n"
        << "  for (int b = 0; b < kMaxBuffers; ++b) S->scratchOff[b] = 0;\n"
-       << "  for (int k = 0; k < kMaxClauses; ++k) { S->stagingOff[k] = 0; S->slotElems[k] = 0; }\n";
+       << "  for (int k = 0; k < kMaxClauses; ++k) {\n"
+       << "    S->stagingOff[k] = 0; S->slotElems[k] = 0; S->slotBytes[k] = 0;\n  }\n";
     std::vector<bool> copied(c.buffers.size(), false), pushed(c.clauses.size(), false);
     for (auto &st : p.steps) {
       if (st.kind != StepKind::Stage)
@@ -207,10 +209,14 @@ struct Emitter {
       }
       if (st.stage == StageMode::Push && !pushed[st.clause]) {
         pushed[st.clause] = true;
-        os << "  S->slotElems[" << st.clause << "] = slotElems<Clause" << st.clause
-           << ">(P, S->R);\n  S->stagingOff[" << st.clause << "] = off;\n"
-           << "  off += ((int64_t)S->R * S->slotElems[" << st.clause
-           << "] * S->elemSize + 15) / 16 * 16;\n";
+        // A slot of flagged lines holds 8 data bytes per 16-byte line.
+        const std::string k = std::to_string(st.clause);
+        os << "  S->slotElems[" << k << "] = slotElems<Clause" << k << ">(P, S->R);\n"
+           << "  S->slotBytes[" << k << "] = "
+           << (st.flagged ? "(S->slotElems[" + k + "] * S->elemSize + 15) / 16 * 32"
+                          : "(S->slotElems[" + k + "] * S->elemSize + 15) / 16 * 16")
+           << ";\n  S->stagingOff[" << k << "] = off;\n"
+           << "  off += (int64_t)S->R * S->slotBytes[" << k << "];\n";
       }
     }
     os << "  return off;\n}\n\n";
@@ -252,20 +258,24 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
   for (size_t i = 0; i < plans.size(); ++i) {
     bool inner = false;
     for (auto &st : plans[i].steps)
-      inner |= (st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary;
+      inner |= ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary) ||
+               st.flagged; // flagged lines carry the epoch
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
        << (inner ? 1 : 0) << ")\n";
   }
   os << "\nstatic const purlin_plan_info kPlans[] = {\n";
   for (size_t i = 0; i < plans.size(); ++i) {
     const Plan &p = plans[i];
-    bool scratch = false;
-    for (auto &st : p.steps)
+    bool scratch = false, flagged = false;
+    for (auto &st : p.steps) {
       scratch |= st.kind == StepKind::Stage && st.stage != StageMode::Expose;
+      flagged |= st.flagged;
+    }
     os << "    {\"" << p.strategy << "\", " << p.lanes << ", " << p.chunks << ", "
        << p.signals.size() << ", " << (p.inplaceSafe ? 1 : 0) << ", " << (scratch ? 1 : 0)
        << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
-       << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << ")},\n";
+       << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << "), "
+       << (flagged ? 1 : 0) << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n"
      << "} // namespace " << ns << "\n\n"

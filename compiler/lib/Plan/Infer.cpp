@@ -39,7 +39,8 @@ bool parseDestKind(const std::string &s, DestKind &o) { return parseName(kDests,
 
 const std::vector<std::string> &strategyNames() {
   static const std::vector<std::string> names = {
-      "direct", "direct_copy", "two_shot", "two_shot_copy", "staged"};
+      "direct", "direct_copy", "two_shot", "two_shot_copy", "staged",
+      "staged_ll"};
   return names;
 }
 
@@ -58,8 +59,11 @@ struct Builder {
     p.steps.push_back(s);
     return p.steps.back();
   }
-  void stage(int clause, StageMode m, bool chunked = false) {
-    add(StepKind::Stage, clause, chunked).stage = m;
+  void stage(int clause, StageMode m, bool chunked = false,
+             bool flagged = false) {
+    Step &s = add(StepKind::Stage, clause, chunked);
+    s.stage = m;
+    s.flagged = flagged;
   }
   void notify(int clause, int sig, PeerSet peers, bool chunked = false,
               bool boundary = false) {
@@ -77,11 +81,12 @@ struct Builder {
     s.boundary = boundary;
   }
   void consume(int clause, Selection sel, SourceKind src, DestKind dst,
-               bool chunked = false) {
+               bool chunked = false, bool flagged = false) {
     Step &s = add(StepKind::Consume, clause, chunked);
     s.sel = sel;
     s.src = src;
     s.dst = dst;
+    s.flagged = flagged;
   }
 };
 
@@ -155,6 +160,25 @@ void staged(const Collective &c, Builder &b) {
   }
 }
 
+// Staged with the low-latency protocol: a push writes flagged lines (each
+// carries the epoch beside its data), and the consume polls those lines,
+// so no `data` notify or wait is needed: one pass. `free` still keeps the
+// next launch's pushes from overwriting slots not yet read (a boundary
+// sync: one launch orders it).
+void stagedLL(const Collective &c, Builder &b) {
+  for (size_t k = 0; k < c.clauses.size(); ++k) {
+    int ck = (int)k;
+    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    int freed = b.signal("free" + sfx);
+    b.stage(ck, StageMode::Push, true, true);
+    b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true,
+              true);
+    const bool last = k + 1 == c.clauses.size();
+    b.notify(ck, freed, PeerSet::Srcs, false, last);
+    b.wait(ck, freed, PeerSet::Dsts, false, false, last);
+  }
+}
+
 bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
                int chunks, Plan &out, std::string &error) {
   out = Plan();
@@ -173,9 +197,13 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
   else if (strategy == "staged") {
     out.chunks = chunks < 1 ? 1 : chunks;
     staged(c, b);
+  } else if (strategy == "staged_ll") {
+    out.chunks = chunks < 1 ? 1 : chunks;
+    stagedLL(c, b);
   } else {
     error = "unknown strategy '" + strategy +
-            "' (direct, direct_copy, two_shot, two_shot_copy, staged, auto)";
+            "' (direct, direct_copy, two_shot, two_shot_copy, staged, "
+            "staged_ll, auto)";
     return false;
   }
   return true;
@@ -251,6 +279,8 @@ std::string writePlan(const Plan &p) {
     switch (st.kind) {
     case StepKind::Stage:
       s += std::string(" ") + stageModeName(st.stage);
+      if (st.flagged)
+        s += " flagged";
       break;
     case StepKind::Notify:
     case StepKind::Wait:
@@ -263,6 +293,8 @@ std::string writePlan(const Plan &p) {
     case StepKind::Consume:
       s += std::string(" ") + selectionName(st.sel) + " " +
            sourceKindName(st.src) + " " + destKindName(st.dst);
+      if (st.flagged)
+        s += " flagged";
       break;
     }
     s += "\n";

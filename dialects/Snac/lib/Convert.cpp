@@ -34,7 +34,7 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
     switch (st.kind) {
     case StepKind::Stage:
       b.create<StageOp>(loc, StageModeAttr::get(b.getContext(), (StageMode)st.stage),
-                        clause);
+                        clause, st.flagged ? b.getUnitAttr() : UnitAttr());
       break;
     case StepKind::Notify:
       b.create<NotifyOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
@@ -50,7 +50,8 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
     case StepKind::Consume:
       b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
                           SourceAttr::get(b.getContext(), (Source)st.src),
-                          DestAttr::get(b.getContext(), (Dest)st.dst), clause);
+                          DestAttr::get(b.getContext(), (Dest)st.dst), clause,
+                          st.flagged ? b.getUnitAttr() : UnitAttr());
       break;
     }
   }
@@ -91,6 +92,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.kind = StepKind::Stage;
         st.clause = (int)s.getClause();
         st.stage = (purlin::StageMode)s.getMode();
+        st.flagged = s.getFlagged();
       } else if (auto n = dyn_cast<NotifyOp>(o)) {
         st.kind = StepKind::Notify;
         st.clause = (int)n.getClause();
@@ -110,6 +112,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.sel = (purlin::Selection)c.getSel();
         st.src = (purlin::SourceKind)c.getSrc();
         st.dst = (purlin::DestKind)c.getDst();
+        st.flagged = c.getFlagged();
       } else {
         return o.emitOpError("unexpected op in a snac.program"), failure();
       }

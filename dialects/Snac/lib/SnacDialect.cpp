@@ -80,7 +80,11 @@ LogicalResult ProgramOp::verify() {
   return success();
 }
 
-LogicalResult StageOp::verify() { return checkClause(*this, getClause()); }
+LogicalResult StageOp::verify() {
+  if (getFlagged() && getMode() != StageMode::push)
+    return emitOpError("only a push stage writes flagged lines");
+  return checkClause(*this, getClause());
+}
 LogicalResult NotifyOp::verify() {
   return checkSignal(*this, getSignalAttr(), getClause());
 }
@@ -97,5 +101,7 @@ LogicalResult ConsumeOp::verify() {
   if (getSel() == Selection::owned && getSrc() == Source::staging)
     return emitOpError("a consume of owned parts reads inputs or scratch, "
                        "not staging");
+  if (getFlagged() && getSrc() != Source::staging)
+    return emitOpError("only a consume from staging reads flagged lines");
   return checkClause(*this, getClause());
 }

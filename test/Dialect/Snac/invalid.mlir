@@ -530,3 +530,31 @@ snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'mode' [expose, copy, push]}}
   snac.stage send clause 0
 }
+
+// -----
+
+// flagged lines on a stage that does not push
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.stage' op only a push stage writes flagged lines}}
+  snac.stage copy clause 0 flagged
+}
+
+// -----
+
+// flagged lines read from anything but staging
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op only a consume from staging reads flagged lines}}
+  snac.consume mine from input to self clause 0 flagged
+}

@@ -25,6 +25,8 @@
 // CHECK-NEXT:    snac.notify @done to srcs clause 0 boundary
 // CHECK-NEXT:    snac.wait @done from dsts clause 0 boundary
 // CHECK-NEXT:    snac.wait @done from all clause 0 all_lanes boundary
+// CHECK-NEXT:    snac.stage push clause 0 flagged
+// CHECK-NEXT:    snac.consume mine from staging to self clause 0 flagged
 // CHECK-NEXT:  }
 // GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_safe, lanes = 2 : i64, max_bytes = 262144 : i64, min_bytes = 0 : i64, strategy = "direct", sym_name = "one_shot"}>
 // GENERIC:         "snac.stage"() <{clause = 0 : i64, mode = 0 : i32}>
@@ -57,6 +59,8 @@ snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144)
   snac.notify @done to srcs clause 0 boundary
   snac.wait @done from dsts clause 0 boundary
   snac.wait @done from all clause 0 all_lanes boundary
+  snac.stage push clause 0 flagged
+  snac.consume mine from staging to self clause 0 flagged
 }
 
 // -----

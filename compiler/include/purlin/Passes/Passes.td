@@ -23,7 +23,7 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", "\"auto\"",
-           "direct, direct_copy, two_shot, two_shot_copy, staged or auto">,
+           "direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll or auto">,
     Option<"lanes", "lanes", "int", "0",
            "lanes per rank (0: the chooser's default)">,
     Option<"chunks", "chunks", "int", "0",

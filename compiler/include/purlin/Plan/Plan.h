@@ -56,6 +56,10 @@ struct Step {
   // launch reuses a buffer). A target skips them when every rank of the
   // communicator runs in one launch, whose start and end order all ranks.
   bool boundary = false;
+  // stage push / consume from staging: the low-latency protocol. Each
+  // staged line carries its flag (the epoch) with the data, so the consume
+  // polls the lines themselves: no separate notify and wait.
+  bool flagged = false;
   // consume
   Selection sel = Selection::Mine;
   SourceKind src = SourceKind::Input;
@@ -83,7 +87,9 @@ struct Plan {
 ///  two_shot_copy  the same from scratch copies (in-place safe);
 ///  staged      contributors push their names into the destinations'
 ///              staging slots chunk by chunk (pipelined), destinations
-///              combine from staging (in-place safe).
+///              combine from staging (in-place safe);
+///  staged_ll   the same with flagged lines (the low-latency protocol:
+///              the flag travels with the data, no data barrier).
 /// "auto" asks the default chooser for a set of plans with size bands.
 struct InferOptions {
   std::string strategy = "auto";

@@ -83,10 +83,18 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
 
     ```mlir
     snac.stage push clause 0
+    snac.stage push clause 0 flagged
     ```
+
+    `flagged` (push only): the low-latency protocol; every staged line
+    carries the epoch beside its data, and the matching flagged consume
+    polls the lines themselves instead of waiting for a notify.
   }];
-  let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause);
-  let assemblyFormat = "$mode `clause` $clause attr-dict";
+  let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause,
+                   UnitAttr:$flagged);
+  let assemblyFormat = [{
+    $mode `clause` $clause (`flagged` $flagged^)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
@@ -139,13 +147,20 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     `mine`: the names this rank receives, written to itself; `owned`: part
     r of all names, written to every destination.
 
+    `flagged` (from staging only): reads lines a flagged push wrote, each
+    once its flag shows this epoch.
+
     ```mlir
     snac.consume owned from input to all clause 0
+    snac.consume mine from staging to self clause 0 flagged
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
-                   I64Attr:$clause);
-  let assemblyFormat = "$sel `from` $src `to` $dst `clause` $clause attr-dict";
+                   I64Attr:$clause, UnitAttr:$flagged);
+  let assemblyFormat = [{
+    $sel `from` $src `to` $dst `clause` $clause (`flagged` $flagged^)?
+    attr-dict
+  }];
   let hasVerifier = 1;
 }
 
