@@ -84,5 +84,34 @@ else
   step "several GPUs: skipped ($NG GPU; needs >= 2)"
 fi
 
+# ---------------------------------------------------------------------------
+# The low-latency protocol (staged_ll), when its kernels were generated here
+# (`for f in examples/*.purlin; do purlinc $f --strategy=staged_ll
+# --target=sm_90 -o gen-ll; done`) and carried as gen-ll/: its own build
+# (every collective has only that plan), the GPU tests, and the small-message
+# latency with the boundary barriers kept (as on several GPUs) beside the
+# default plans'.
+LL=${PURLIN_GEN_LL:-gen-ll}
+if [ -n "$(ls "$LL"/*.purlin.cu 2>/dev/null)" ]; then
+  cmake -G Ninja -S . -B build-gpu-ll -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+    -DPURLIN_GEN_DIR=$PWD/$LL >"$LOG/configure-ll.log" 2>&1 \
+    && ninja -C build-gpu-ll -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build-ll.log" 2>&1 \
+    || step "staged_ll: build FAILED (see $LOG/build-ll.log)"
+  if [ -x build-gpu-ll/test/gpu/purlin-gpu-test ]; then
+    t0=$(date +%s)
+    build-gpu-ll/test/gpu/purlin-gpu-test --quick 2>&1 | tee "$LOG/gpu-test-ll.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -40
+    step "staged_ll gpu tests (--quick, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test-ll.log")"
+    {
+      for one in 1 0; do
+        echo "# PURLIN_ONE_LAUNCH=$one: staged_ll, then the default plans"
+        PURLIN_ONE_LAUNCH=$one build-gpu-ll/tools/purlin-bench/purlin-bench -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 64K -f 8 -n 1000 -w 100 -c 1
+        PURLIN_ONE_LAUNCH=$one $B -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 64K -f 8 -n 1000 -w 100 -c 1
+      done
+    } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
+    step "staged_ll bench: see $LOG/bench-ll.log"
+  fi
+fi
+
 echo "== summary"
 printf '%s\n' "${summary[@]}"
