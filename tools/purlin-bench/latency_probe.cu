@@ -84,25 +84,28 @@ struct BuildOnly : Keeps {
   }
 };
 // A Move set up without the generic box code (one contiguous range, 32-bit
-// split), then the datapath: what the atoms cost.
+// split): this lane's part of the 8 inputs into its rank's output.
+template <class T> __device__ void simpleMove(T &t, Move &m) {
+  const Shared &S = t.shared();
+  const int r = t.rank(), n = (int)S.P.s[1], L = S.L, l = t.lane();
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = n;
+  m.box.sbase = m.box.dbase = 0;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.lo = (int64_t)(n / L * l);
+  m.hi = l + 1 == L ? n : (int64_t)(n / L * (l + 1));
+  m.op = S.op;
+  m.ndst = 1;
+  m.dst[0] = (char *)S.buf[r][1];
+  m.nsrc = S.R;
+  for (int p = 0; p < S.R; ++p)
+    m.src[p] = (const char *)S.buf[p][0];
+}
+// That Move, then the datapath: what the atoms cost.
 struct MoveOnly : Keeps {
   template <class T> __device__ static void run(T &t) {
-    const Shared &S = t.shared();
-    const int r = t.rank();
     laneMoves(t, 1, [&](int, Move &m) {
-      const int n = (int)S.P.s[1], L = S.L, l = t.lane();
-      m.box.nfree = 1;
-      m.box.n = m.box.ext[0] = n;
-      m.box.sbase = m.box.dbase = 0;
-      m.box.sstr[0] = m.box.dstr[0] = 1;
-      m.lo = (int64_t)(n / L * l);
-      m.hi = l + 1 == L ? n : (int64_t)(n / L * (l + 1));
-      m.op = S.op;
-      m.ndst = 1;
-      m.dst[0] = (char *)S.buf[r][1];
-      m.nsrc = S.R;
-      for (int p = 0; p < S.R; ++p)
-        m.src[p] = (const char *)S.buf[p][0];
+      simpleMove(t, m);
       return true;
     });
   }
@@ -111,24 +114,10 @@ struct MoveOnly : Keeps {
 // checks, head/tail) and at the vector loop itself.
 template <int Entry> struct MoveAt : Keeps {
   template <class T> __device__ static void run(T &t) {
-    const Shared &S = t.shared();
-    const int r = t.rank();
     Move &m = *t.laneMoves();
     if (t.leader()) {
-      const int n = (int)S.P.s[1], L = S.L, l = t.lane();
       m.reset();
-      m.box.nfree = 1;
-      m.box.n = m.box.ext[0] = n;
-      m.box.sbase = m.box.dbase = 0;
-      m.box.sstr[0] = m.box.dstr[0] = 1;
-      m.lo = (int64_t)(n / L * l);
-      m.hi = l + 1 == L ? n : (int64_t)(n / L * (l + 1));
-      m.op = S.op;
-      m.ndst = 1;
-      m.dst[0] = (char *)S.buf[r][1];
-      m.nsrc = S.R;
-      for (int p = 0; p < S.R; ++p)
-        m.src[p] = (const char *)S.buf[p][0];
+      simpleMove(t, m);
     }
     t.barrier();
     using E = purlin::sm::ElemBF16;

@@ -18,6 +18,7 @@
 #include "common/exec.h"
 #include "common/sm/aux.h"
 #include "common/sm/elem.cuh"
+#include "common/sm/move.cuh"
 #include "common/sm/sync.cuh"
 
 namespace purlin {
@@ -54,19 +55,6 @@ __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
   }
 }
 
-__device__ __forceinline__ int64_t lineNameOffset(const exec::Box &b,
-                                                  int64_t t, bool src) {
-  int64_t off = src ? b.sbase : b.dbase;
-  const int64_t *str = src ? b.sstr : b.dstr;
-  for (int j = b.nfree - 1; j >= 0; --j) {
-    const int64_t e = b.ext[j];
-    const int64_t c = j == 0 ? t : t % e;
-    t = j == 0 ? 0 : t / e;
-    off += c * str[j];
-  }
-  return off;
-}
-
 /// Names [a, b) of a move with a flagged side (m.ll), one line per thread
 /// at a time. Push (kLinesDst): gather the line's names from the source,
 /// store the line. Consume (kLinesSrc): poll every source's line, combine
@@ -84,7 +72,7 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
     if (m.ll == exec::kLinesDst) {
       uint64_t data = 0;
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t so = m.srcFlat ? t : lineNameOffset(x, t, true);
+        const int64_t so = m.srcFlat ? t : nameOffset(x, t, true);
         Raw v = *(const Raw *)(m.src[0] + so * es);
         uint64_t bits = 0;
         memcpy(&bits, &v, es);
@@ -102,7 +90,7 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
         Raw out;
         const uint64_t bits = data >> (8 * es * (t - t0));
         memcpy(&out, &bits, es);
-        const int64_t dq = m.dstFlat ? t : lineNameOffset(x, t, false);
+        const int64_t dq = m.dstFlat ? t : nameOffset(x, t, false);
         for (int d = 0; d < m.ndst; ++d)
           *(Raw *)(m.dst[d] + dq * es) = out;
       }
@@ -122,7 +110,7 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
       }
       for (int64_t t = t0; t < t1; ++t) {
         const Raw out = E::narrow(finish<E, OP>(acc[t - t0], m.nsrc));
-        const int64_t dq = m.dstFlat ? t : lineNameOffset(x, t, false);
+        const int64_t dq = m.dstFlat ? t : nameOffset(x, t, false);
         for (int d = 0; d < m.ndst; ++d)
           *(Raw *)(m.dst[d] + dq * es) = out;
       }

@@ -84,13 +84,14 @@ __device__ __forceinline__ uint4 combineVec(const uint4 *x, int n) {
   return o.u;
 }
 
-/// Vectors [0, nvec) at sp[0..ns) -> dp[0..nd) (ns, nd <= kFastPtrs), one
-/// vector in flight per thread; inlined into the kernel on the small-message
-/// path (sm::moveInline), where every call layer costs a fetch of new code.
+/// Vectors v0, v0 + nthr, ... below nvec at src[0..ns) -> dst[0..nd) (ns, nd
+/// <= kFastPtrs), one vector in flight per thread; inlined into the kernel
+/// on the small-message path (sm::moveInline), where every call layer costs
+/// a fetch of new code, and the tail of contigVecFast.
 template <class E, int OP>
 __device__ __forceinline__ void vecLoop(const char *const *src, char *const *dst,
                                         int ns, int nd, int64_t soff,
-                                        int64_t doff, int64_t nvec, int tid,
+                                        int64_t doff, int64_t nvec, int64_t v0,
                                         int nthr) {
   const uint4 *sp[kFastPtrs];
   uint4 *dp[kFastPtrs];
@@ -99,7 +100,7 @@ __device__ __forceinline__ void vecLoop(const char *const *src, char *const *dst
     sp[i] = i < ns ? (const uint4 *)(src[i] + soff) : nullptr;
     dp[i] = i < nd ? (uint4 *)(dst[i] + doff) : nullptr;
   }
-  for (int64_t v = tid; v < nvec; v += nthr) {
+  for (int64_t v = v0; v < nvec; v += nthr) {
     uint4 x[kFastPtrs];
 #pragma unroll
     for (int i = 0; i < kFastPtrs; ++i)
@@ -169,22 +170,7 @@ __device__ __noinline__ void contigVecFast(const exec::Move &m, int64_t soff, in
           dp[i][v + (int64_t)u * nthr] = o;
     }
   }
-  for (; v < nvec; v += nthr) {
-    uint4 x[kFastPtrs];
-#pragma unroll
-    for (int i = 0; i < kFastPtrs; ++i)
-      if (i < ns)
-        x[i] = sp[i][v];
-    uint4 o;
-    if constexpr (OP == exec::kCopy)
-      o = x[0];
-    else
-      o = combineVec<E, OP, kFastPtrs>(x, ns);
-#pragma unroll
-    for (int i = 0; i < kFastPtrs; ++i)
-      if (i < nd)
-        dp[i][v] = o;
-  }
+  vecLoop<E, OP>(m.src, m.dst, ns, nd, soff, doff, nvec, v, nthr);
 }
 
 /// Vectors [0, nvec), any number of sources and destinations.
