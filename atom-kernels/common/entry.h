@@ -45,6 +45,13 @@ typedef struct purlin_plan_info {
   // written by another plan (flagged lines: data another plan left there
   // could look like a valid flag).
   int exclusive_scratch;
+  // 1: right in place when each output starts at the address of an input of
+  // its element type (element i of one is element i of the other), though
+  // maybe not for other overlaps (inplace_safe); implied by inplace_safe.
+  int inplace_same;
+  // 1: the plan copies inputs into scratch first (the price of in place
+  // under any overlap; choosers prefer a plan without, when one is safe).
+  int copies_inputs;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

@@ -337,6 +337,7 @@ bool emit(const Source &src, const Collective &c, const EmitOptions &opts,
     if (opts.kind == EmitKind::Plan) {
       for (auto &p : plans)
         os << writePlan(p) << "  inplace_safe " << (p.inplaceSafe ? 1 : 0)
+           << " inplace_same " << (p.inplaceSame ? 1 : 0)
            << " band [" << p.minBytes << ", " << p.maxBytes << ")\n";
       return true;
     }

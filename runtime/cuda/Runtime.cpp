@@ -941,8 +941,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     }
     bufs = symBufs.data();
   }
-  bool overlap = false;
   int64_t maxBytes = 0;
+  std::vector<void *> flat((size_t)R * nb);
   for (int r = 0; r < R; ++r) {
     for (int i = 0; i < nb; ++i) {
       void *p = bufs[r * nb + i];
@@ -959,37 +959,19 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
                         std::to_string(r) + " is not aligned to its " +
                         std::to_string(S.elemSize) + "-byte elements");
       S.buf[r][i] = p;
+      flat[(size_t)r * nb + i] = p;
     }
-    for (int i = 0; i < nb; ++i)
-      for (int j = 0; j < nb; ++j) {
-        if (d.buffers[i].role != BufferRole::In ||
-            d.buffers[j].role != BufferRole::Out)
-          continue;
-        uintptr_t a0 = (uintptr_t)S.buf[r][i],
-                  a1 = a0 + elems[i] * S.elemSize;
-        uintptr_t b0 = (uintptr_t)S.buf[r][j],
-                  b1 = b0 + elems[j] * S.elemSize;
-        if (a0 < b1 && b0 < a1)
-          overlap = true;
-      }
   }
-  // Plan: the size band's, or an in-place-safe one when needed.
+  // Plan: the size band's, or one proved right for the call's overlap
+  // (each output at its input's address, or any other overlap).
   const purlin_collective_info *info = c->info;
-  int pick = -1;
-  for (int i = 0; i < info->nplans && pick < 0; ++i) {
-    const purlin_plan_info &pl = info->plans[i];
-    bool inBand = maxBytes >= pl.min_bytes &&
-                  (pl.max_bytes < 0 || maxBytes < pl.max_bytes);
-    if (inBand && (!overlap || pl.inplace_safe))
-      pick = i;
-  }
-  for (int i = 0; i < info->nplans && pick < 0; ++i)
-    if (!overlap || info->plans[i].inplace_safe)
-      pick = i;
+  const InPlace overlap = classifyOverlap(d, flat.data(), R, elems.data(), S.elemSize);
+  int pick = choosePlan(info, maxBytes, overlap);
   if (pick < 0)
     return fail(PURLIN_ERR_NO_PLAN,
-                "an output overlaps an input, and no plan of '" + d.name +
-                    "' is safe in place");
+                std::string("an output overlaps an input") +
+                    (overlap == InPlace::SameStart ? " (at the same address)" : "") +
+                    ", and no plan of '" + d.name + "' is proved right for that");
   const purlin_plan_info &pl = info->plans[pick];
   S.L = pl.lanes;
   S.K = pl.chunks;

@@ -81,7 +81,10 @@ struct Case {
   DType t;
   RedOp op;
   int64_t count;
-  bool inplace;
+  // 0: out of place; 1: in place, the smaller buffer at rank * its size
+  // when R of them fit in the larger (NCCL's convention), else at 0; 2: in
+  // place, every output at its input's address.
+  int inplace;
   uint64_t seed;
 };
 
@@ -89,7 +92,9 @@ std::string caseText(const Case &k) {
   char b[256];
   std::snprintf(b, sizeof b, "%s R=%d %s %s count=%lld %s", k.c->name.c_str(),
                 k.R, dtypeName(k.t), redOpName(k.op), (long long)k.count,
-                k.inplace ? "in-place" : "out-of-place");
+                k.inplace == 2 ? "in-place-same-address"
+                : k.inplace    ? "in-place"
+                               : "out-of-place");
   return b;
 }
 
@@ -219,6 +224,15 @@ void runCase(const Case &k) {
   }
   if (k.inplace && (nin != 1 || nout != 1))
     return; // in place is defined for one input and one output
+  if (k.inplace == 2) { // the same as NCCL's layout unless a block moves
+    bool moves = false;
+    for (int r = 1; r < k.R; ++r) {
+      int64_t ib = data[r][inBuf].size(), ob = data[r][outBuf].size();
+      moves |= (ob > ib && (r + 1) * ib <= ob) || (ib > ob && (r + 1) * ob <= ib);
+    }
+    if (!moves)
+      return;
+  }
   purlinColl_t h = collFor(*k.c, k.R, k.count);
   // Device buffers: one allocation per rank and buffer; in place, the input
   // lies inside the output (or the output inside the input) at rank r's
@@ -234,9 +248,9 @@ void runCase(const Case &k) {
       char *p = nullptr;
       CUDA_OK(cudaMalloc(&p, big > 0 ? big : 16));
       allocs.push_back(p);
-      if (ob > ib && (r + 1) * ib <= ob)
+      if (k.inplace == 1 && ob > ib && (r + 1) * ib <= ob)
         inOff[r] = r * ib;
-      if (ib > ob && (r + 1) * ob <= ib)
+      if (k.inplace == 1 && ib > ob && (r + 1) * ob <= ib)
         outOff[r] = r * ob;
       dev[r * nb + inBuf] = p + inOff[r];
       dev[r * nb + outBuf] = p + outOff[r];
@@ -268,12 +282,22 @@ void runCase(const Case &k) {
   a.ntableWords = (int)tables.size();
   a.buffers = dev.data();
   purlinStatus st = purlinLaunch(h, &a);
-  bool anySafe = false;
-  for (int i = 0; i < k.c->info->nplans; ++i)
-    anySafe |= k.c->info->plans[i].inplace_safe != 0;
-  bool overlaps = false;
+  // The overlap the runtime must see: each output at its input's address
+  // (the same element type), or any other; and the plans proved for it.
+  bool overlaps = false, sameStart = true;
   for (int r = 0; r < k.R; ++r)
-    overlaps |= k.inplace && !data[r][inBuf].empty() && !data[r][outBuf].empty();
+    if (k.inplace && !data[r][inBuf].empty() && !data[r][outBuf].empty()) {
+      overlaps = true;
+      sameStart &= inOff[r] == outOff[r];
+    }
+  sameStart &= d.buffers[inBuf].dtype == d.buffers[outBuf].dtype;
+  bool anySafe = false, anyDirect = false;
+  for (int i = 0; i < k.c->info->nplans; ++i) {
+    const purlin_plan_info &pl = k.c->info->plans[i];
+    const bool ok = pl.inplace_safe || (sameStart && pl.inplace_same);
+    anySafe |= ok;
+    anyDirect |= ok && !pl.copies_inputs;
+  }
   if (overlaps && !anySafe) {
     CHECK(st == PURLIN_ERR_NO_PLAN, "%s: expected PURLIN_ERR_NO_PLAN, got %d",
           caseText(k).c_str(), (int)st);
@@ -293,6 +317,17 @@ void runCase(const Case &k) {
     }
     CHECK(purlinCommCheck(commFor(k.R)) == PURLIN_SUCCESS, "%s: %s",
           caseText(k).c_str(), purlinGetLastError());
+    // In place, a plan that reads the inputs where they are when one is
+    // proved right for the overlap (no copy into scratch first).
+    if (overlaps && anyDirect) {
+      const char *pn = purlinCollLastPlan(h);
+      bool copies = true;
+      for (int i = 0; i < k.c->info->nplans; ++i)
+        if (std::string(k.c->info->plans[i].strategy) == pn)
+          copies = k.c->info->plans[i].copies_inputs != 0;
+      CHECK(!copies, "%s: ran '%s', which copies its inputs, though a plan "
+            "without a copy is proved right in place", caseText(k).c_str(), pn);
+    }
     if (!referenceEvaluate(d, b, data, err)) {
       CHECK(false, "%s: reference: %s", caseText(k).c_str(), err.c_str());
     } else {
@@ -474,12 +509,19 @@ void errorTests(const Coll &c) {
   CHECK(purlinLaunch(h, &x) == PURLIN_ERR_MISALIGNED, "misaligned buffer");
   CUDA_OK(cudaDeviceSynchronize());
   // Timeout: rank 0 runs ahead by 5 epochs, so it waits for notifications
-  // that never come, and gives up. The call is in place, so the plan is
-  // direct_copy, whose `ready` wait follows the copy stage: an inner sync,
-  // kept even though both ranks run in one launch (boundary syncs, the only
-  // ones of the out-of-place plan, are skipped there and cannot time out).
+  // that never come, and gives up. The output overlaps the input 16 bytes
+  // further on (not at its address), so the plan is direct_copy, whose
+  // `ready` wait follows the copy stage: an inner sync, kept even though
+  // both ranks run in one launch (boundary syncs, the only ones of the
+  // out-of-place plan, are skipped there and cannot time out). Where no
+  // plan is safe under that overlap (a build of staged_ll alone), out of
+  // place: flagged lines are polled as inner syncs are.
   {
-    std::vector<void *> ip = {q, q, q + 131072, q + 131072};
+    bool anySafe = false;
+    for (int i = 0; i < c.info->nplans; ++i)
+      anySafe |= c.info->plans[i].inplace_safe != 0;
+    const int shift = anySafe ? 16 : 65536;
+    std::vector<void *> ip = {q, q + shift, q + 131072, q + 131072 + shift};
     purlinArgs ipa = {PURLIN_F32, PURLIN_SUM, &sc, 1, nullptr, 0, ip.data(), nullptr};
     purlinComm_t tc;
     int d2[2] = {0, 0};
@@ -717,8 +759,8 @@ int main(int argc, char **argv) {
           if (gOpt.sanitize)
             counts = {1, 1037};
           for (int64_t cnt : counts)
-            for (int ip = 0; ip < 2; ++ip)
-              runCase({&c, R, (DType)t, op, cnt, ip == 1, seed++});
+            for (int ip = 0; ip < 3; ++ip)
+              runCase({&c, R, (DType)t, op, cnt, ip, seed++});
           if (gOpt.sanitize)
             break;
         }
@@ -732,9 +774,9 @@ int main(int argc, char **argv) {
     for (const Coll &c : colls) {
       // 256 MiB per rank (the largest buffer), 8 ranks.
       if (c.name == "all_reduce")
-        runCase({&c, 8, DType::BF16, RedOp::Sum, (256ll << 20) / 2, false, 99});
+        runCase({&c, 8, DType::BF16, RedOp::Sum, (256ll << 20) / 2, 0, 99});
       if (c.name == "all_to_all")
-        runCase({&c, 8, DType::F32, RedOp::Copy, (256ll << 20) / 4 / 8, false, 98});
+        runCase({&c, 8, DType::F32, RedOp::Copy, (256ll << 20) / 4 / 8, 0, 98});
       std::fflush(stdout);
     }
   for (const Coll &c : colls)

@@ -40,6 +40,10 @@ struct SnacCheckPass : impl::SnacCheckBase<SnacCheckPass> {
         prog.setInplaceSafe(true);
       else
         prog.removeInplaceSafeAttr();
+      if (plan.inplaceSame && !plan.inplaceSafe)
+        prog.setInplaceSame(true);
+      else
+        prog.removeInplaceSameAttr();
     });
     if (failed)
       signalPassFailure();

@@ -8,9 +8,21 @@
 // (a missing wait, or a buffer reused before its consumer is done), waits
 // that no notify satisfies (deadlock), and steps that do not cover the
 // collective.
+//
+// In place, two aliasing models: `Alias::Any`, every rank's inputs and
+// outputs overlap anyhow (the plan may be used whatever the user's overlap),
+// and `Alias::SameStart`, each output starts at the address of an input of
+// the same element type (element i of one is element i of the other: an
+// in-place all-reduce as torch.distributed calls it). The second needs the
+// element offsets each access touches, so the simulation computes them for
+// the buffers (names sliced the way exec.h slices them, one element per
+// vector).
 #include "purlin/Plan/Plan.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <map>
 #include <set>
 
@@ -37,6 +49,10 @@ struct Region {
   int space;      // see spaceOf()
   std::string scheme; // how names were sliced ("" = all of the space)
   int lane, chunk;
+  // Alias::SameStart, buffers only: the element offsets touched, sorted
+  // (allOffs: the whole buffer).
+  std::vector<int64_t> offs = {};
+  bool allOffs = true;
 };
 
 struct Access {
@@ -53,10 +69,12 @@ struct Sim {
   const Plan &plan;
   Binding bind;
   int R, L, K;
-  bool aliased;
+  Alias alias;
   bool oneLaunch;
   std::vector<PlanDiag> &diags;
   std::vector<Access> accesses;
+  BoundCollective bc = {}; // Alias::SameStart: names, to compute offsets
+  bool aliased = alias != Alias::None;
 
   // Spaces: 0..B-1 buffers (in and out), B..2B-1 scratch copies of
   // buffers, 2B + clause * R + slot: staging slots.
@@ -97,6 +115,23 @@ struct Sim {
   bool overlap(const Region &a, const Region &b) const {
     if (a.rank != b.rank)
       return false;
+    if (alias == Alias::SameStart && isIO(a.space) && isIO(b.space)) {
+      if (a.space != b.space) {
+        const Buffer &x = c.buffers[a.space], &y = c.buffers[b.space];
+        if (x.role == y.role)
+          return false; // only an output aliases an input
+        if (x.dtype != y.dtype)
+          return true; // element offsets differ: anyhow
+      }
+      if (a.allOffs || b.allOffs)
+        return true;
+      for (size_t i = 0, j = 0; i < a.offs.size() && j < b.offs.size();) {
+        if (a.offs[i] == b.offs[j])
+          return true;
+        a.offs[i] < b.offs[j] ? ++i : ++j;
+      }
+      return false;
+    }
     if (a.space != b.space) {
       // An in-place call: a rank's inputs and outputs may overlap anyhow.
       return aliased && isIO(a.space) && isIO(b.space);
@@ -119,6 +154,56 @@ struct Sim {
     accesses.push_back({proc, step, epoch, write, reg, clk});
   }
 
+  // Alias::SameStart: the names of box (p, q) of clause k in exec.h's order
+  // (row-major over the dims; p or q < 0: that side takes every rank), as
+  // (from offset, to offset).
+  std::map<std::tuple<int, int, int>, std::vector<std::pair<int64_t, int64_t>>>
+      boxNames_;
+  const std::vector<std::pair<int64_t, int64_t>> &boxNames(int k, int p, int q) {
+    auto key = std::make_tuple(k, p, q);
+    auto it = boxNames_.find(key);
+    if (it != boxNames_.end())
+      return it->second;
+    auto &v = boxNames_[key];
+    const auto &bk = bc.clauses[k];
+    std::string err;
+    bc.visit(k, [&](const int64_t *s) {
+      int64_t fr = 0, tr = 0, fi = 0, ti = 0;
+      if (!bk.fromEvery && p >= 0 && (!bk.fromRank.eval(s, fr) || fr != p))
+        return true;
+      if (!bk.toEvery && q >= 0 && (!bk.toRank.eval(s, tr) || tr != q))
+        return true;
+      if (bk.fromIndex.eval(s, fi) && bk.toIndex.eval(s, ti))
+        v.push_back({fi, ti});
+      return true;
+    }, err);
+    return v;
+  }
+  static void split(int64_t n, int64_t parts, int64_t i, int64_t &a,
+                    int64_t &b) {
+    a = n * i / parts;
+    b = n * (i + 1) / parts;
+  }
+  // A buffer region with the offsets of piece (l, ch) of box (p, q) (part
+  // `owner` of it first when owner >= 0), on the from or the to side.
+  Region boxRegion(int rank, int space, const std::string &key, int l, int ch,
+                   int k, int p, int q, bool fromSide, int owner = -1) {
+    Region g{rank, space, key, l, ch};
+    if (alias != Alias::SameStart)
+      return g;
+    const auto &v = boxNames(k, p, q);
+    int64_t n = (int64_t)v.size(), pa = 0, pb = n, a, b;
+    if (owner >= 0)
+      split(n, R, owner, pa, pb);
+    split(pb - pa, (int64_t)K * L, (int64_t)ch * L + l, a, b);
+    for (int64_t t = pa + a; t < pa + b; ++t)
+      g.offs.push_back(fromSide ? v[t].first : v[t].second);
+    std::sort(g.offs.begin(), g.offs.end());
+    g.offs.erase(std::unique(g.offs.begin(), g.offs.end()), g.offs.end());
+    g.allOffs = false;
+    return g;
+  }
+
   // The accesses of one step of process (r, l) in chunk ch.
   void stepAccesses(int r, int l, int si, int ch, int epoch, const Clock &clk) {
     const Step &st = plan.steps[si];
@@ -133,13 +218,23 @@ struct Sim {
       // Only ranks that contribute a name of the clause copy their input.
       if (st.stage == StageMode::Copy &&
           !(f.kind == RankRole::Fixed && fixedRank(cl.from.rank) != r)) {
-        touch(proc, si, epoch, false, {r, bufSpace(fromBuf), "whole:", l, ch}, clk);
+        Region in{r, bufSpace(fromBuf), "whole:", l, ch};
+        if (alias == Alias::SameStart) {
+          int64_t a, b;
+          split(bc.bufElems[fromBuf], (int64_t)K * L, (int64_t)ch * L + l, a, b);
+          for (int64_t t = a; t < b; ++t)
+            in.offs.push_back(t);
+          in.allOffs = false;
+        }
+        touch(proc, si, epoch, false, in, clk);
         touch(proc, si, epoch, true, {r, scratchSpace(fromBuf), "whole:", l, ch}, clk);
       } else if (st.stage == StageMode::Push) {
         for (int q = 0; q < R; ++q)
           if (flows(k, r, q)) {
-            std::string key = f.kind == RankRole::Every ? box(-1, q) : box(r, q);
-            touch(proc, si, epoch, false, {r, bufSpace(fromBuf), key, l, ch}, clk);
+            const int p = f.kind == RankRole::Every ? -1 : r;
+            std::string key = box(p, q);
+            touch(proc, si, epoch, false,
+                  boxRegion(r, bufSpace(fromBuf), key, l, ch, k, p, q, true), clk);
             touch(proc, si, epoch, true, {q, stagingSpace(k, r), key, l, ch}, clk);
           }
       }
@@ -147,12 +242,14 @@ struct Sim {
     }
     if (st.kind != StepKind::Consume)
       return;
-    auto srcRegion = [&](int p, const std::string &key) -> Region {
+    // Box (bp, bq) of contributor p; owner: see boxRegion.
+    auto srcRegion = [&](int p, const std::string &key, int bp, int bq,
+                         int owner = -1) -> Region {
       if (st.src == SourceKind::Staging)
         return {r, stagingSpace(k, p), key, l, ch};
       if (st.src == SourceKind::Scratch)
         return {p, scratchSpace(fromBuf), key, l, ch};
-      return {p, bufSpace(fromBuf), key, l, ch};
+      return boxRegion(p, bufSpace(fromBuf), key, l, ch, k, bp, bq, true, owner);
     };
     if (st.sel == Selection::Mine) {
       if (f.kind == RankRole::Every) {
@@ -160,25 +257,31 @@ struct Sim {
           return;
         std::string key = box(-1, r);
         for (int p = 0; p < R; ++p)
-          touch(proc, si, epoch, false, srcRegion(p, key), clk);
-        touch(proc, si, epoch, true, {r, bufSpace(toBuf), key, l, ch}, clk);
+          touch(proc, si, epoch, false, srcRegion(p, key, -1, r), clk);
+        touch(proc, si, epoch, true,
+              boxRegion(r, bufSpace(toBuf), key, l, ch, k, -1, r, false), clk);
       } else {
         for (int p = 0; p < R; ++p)
           if (flows(k, p, r)) {
             std::string key = box(p, r);
-            touch(proc, si, epoch, false, srcRegion(p, key), clk);
-            touch(proc, si, epoch, true, {r, bufSpace(toBuf), key, l, ch}, clk);
+            touch(proc, si, epoch, false, srcRegion(p, key, p, r), clk);
+            touch(proc, si, epoch, true,
+                  boxRegion(r, bufSpace(toBuf), key, l, ch, k, p, r, false), clk);
           }
       }
       return;
     }
     // Owned: part r of every box; its contributors and destinations.
     std::string key = "owned:" + std::to_string(r);
+    RankRole t = rankRole(cl, cl.to.rank);
     for (int p = 0; p < R; ++p)
       for (int q = 0; q < R; ++q)
         if (flows(k, p, q)) {
-          touch(proc, si, epoch, false, srcRegion(p, key), clk);
-          touch(proc, si, epoch, true, {q, bufSpace(toBuf), key, l, ch}, clk);
+          const int bp = f.kind == RankRole::Every ? -1 : p,
+                    bq = t.kind == RankRole::Every ? -1 : q;
+          touch(proc, si, epoch, false, srcRegion(p, key, bp, bq, r), clk);
+          touch(proc, si, epoch, true,
+                boxRegion(q, bufSpace(toBuf), key, l, ch, k, bp, bq, false, r), clk);
         }
   }
 
@@ -482,8 +585,8 @@ struct Sim {
 };
 } // namespace
 
-bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
-               std::vector<PlanDiag> &diags, bool oneLaunch) {
+bool checkPlan(const Collective &c, const Plan &p, int R, Alias alias,
+               std::vector<PlanDiag> &diags, bool oneLaunch, int64_t count) {
   if (p.lanes < 1 || p.chunks < 1) {
     diags.push_back({-1, "a plan needs at least one lane and one chunk"});
     return false;
@@ -497,12 +600,17 @@ bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
       if (pr.kind == ParamKind::Ranks)
         b.scalars[pr.name] = R;
       else if (pr.kind == ParamKind::Count)
-        b.scalars[pr.name] = 2;
+        b.scalars[pr.name] = count;
       else if (pr.kind == ParamKind::Root)
         b.scalars[pr.name] = rootEnd ? R - 1 : 0;
     }
     Sim sim{c, p, b, R, std::min(p.lanes, 2), std::min(p.chunks, 2),
-            aliased, oneLaunch, diags, {}};
+            alias, oneLaunch, diags, {}};
+    std::string err;
+    if (alias == Alias::SameStart && !sim.bc.init(c, b, err)) {
+      diags.push_back({-1, "in place at the same address: " + err});
+      return false;
+    }
     if (!sim.run())
       return false;
   }
@@ -513,13 +621,49 @@ bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
                 int maxRanks) {
   for (int one = 0; one < 2; ++one)
     for (int R = 1; R <= maxRanks; ++R)
-      if (!checkPlan(c, p, R, false, diags, one))
+      if (!checkPlan(c, p, R, Alias::None, diags, one))
         return false;
   std::vector<PlanDiag> inplace;
   p.inplaceSafe = true;
   for (int one = 0; one < 2 && p.inplaceSafe; ++one)
     for (int R = 1; R <= maxRanks && p.inplaceSafe; ++R)
-      p.inplaceSafe = checkPlan(c, p, R, true, inplace, one);
+      p.inplaceSafe = checkPlan(c, p, R, Alias::Any, inplace, one);
+  // Outputs at their inputs' addresses: implied by the above, else proved
+  // under two counts (pieces cut at different places).
+  // Only when each name reads and writes one element offset (a clause's
+  // from and to maps are the same expression; one input, one output). Then
+  // the names of one step touch different offsets, so the simulation's
+  // lanes (a step's accesses in program order, where a GPU lane's threads
+  // take its names at once) miss no race inside a step, and its small
+  // counts stand for every count.
+  p.inplaceSame = p.inplaceSafe;
+  int nin = 0, nout = 0;
+  for (auto &b : c.buffers)
+    (b.role == BufferRole::In ? nin : nout) += 1;
+  bool sameMaps = nin == 1 && nout == 1;
+  for (auto &cl : c.clauses)
+    sameMaps &= cl.from.index.str() == cl.to.index.str();
+  // PURLIN_DEBUG_INPLACE=1: why a plan is not right in place (stderr).
+  const bool why = getenv("PURLIN_DEBUG_INPLACE") != nullptr;
+  if (why)
+    for (auto &d : inplace)
+      fprintf(stderr, "%s, any overlap: %s\n", p.strategy.c_str(), d.message.c_str());
+  if (!p.inplaceSame && sameMaps) {
+    inplace.clear();
+    p.inplaceSame = true;
+    for (int64_t count : {2, 5})
+      for (int one = 0; one < 2 && p.inplaceSame; ++one)
+        for (int R = 1; R <= maxRanks && p.inplaceSame; ++R)
+          p.inplaceSame = checkPlan(c, p, R, Alias::SameStart, inplace, one, count);
+  }
+  if (why && !p.inplaceSafe && !sameMaps)
+    fprintf(stderr, "%s, at the same address: not tried (a clause's from and "
+                    "to maps differ, or not one input and one output)\n",
+            p.strategy.c_str());
+  else if (why && !p.inplaceSafe)
+    for (auto &d : inplace)
+      fprintf(stderr, "%s, at the same address: %s\n", p.strategy.c_str(),
+              d.message.c_str());
   return true;
 }
 

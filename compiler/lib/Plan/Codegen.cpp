@@ -266,16 +266,18 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
   os << "\nstatic const purlin_plan_info kPlans[] = {\n";
   for (size_t i = 0; i < plans.size(); ++i) {
     const Plan &p = plans[i];
-    bool scratch = false, flagged = false;
+    bool scratch = false, flagged = false, copies = false;
     for (auto &st : p.steps) {
       scratch |= st.kind == StepKind::Stage && st.stage != StageMode::Expose;
+      copies |= st.kind == StepKind::Stage && st.stage == StageMode::Copy;
       flagged |= st.flagged;
     }
     os << "    {\"" << p.strategy << "\", " << p.lanes << ", " << p.chunks << ", "
        << p.signals.size() << ", " << (p.inplaceSafe ? 1 : 0) << ", " << (scratch ? 1 : 0)
        << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
        << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << "), "
-       << (flagged ? 1 : 0) << "},\n";
+       << (flagged ? 1 : 0) << ", " << (p.inplaceSame ? 1 : 0) << ", " << (copies ? 1 : 0)
+       << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n"
      << "} // namespace " << ns << "\n\n"

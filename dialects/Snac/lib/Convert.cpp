@@ -12,7 +12,8 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.getStringAttr(p.strategy), b.getI64IntegerAttr(p.lanes),
       b.getI64IntegerAttr(p.chunks), b.getI64IntegerAttr(p.minBytes),
       b.getI64IntegerAttr(p.maxBytes),
-      p.inplaceSafe ? b.getUnitAttr() : UnitAttr());
+      p.inplaceSafe ? b.getUnitAttr() : UnitAttr(),
+      p.inplaceSame ? b.getUnitAttr() : UnitAttr());
   Block *body = new Block();
   prog.getBody().push_back(body);
   OpBuilder::InsertionGuard g(b);
@@ -67,6 +68,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
   out.minBytes = op.getMinBytes();
   out.maxBytes = op.getMaxBytes();
   out.inplaceSafe = op.getInplaceSafe();
+  out.inplaceSame = op.getInplaceSame() || op.getInplaceSafe();
   llvm::StringMap<int> sigIndex;
   for (Operation &o : op.getBodyBlock())
     if (auto s = dyn_cast<SignalOp>(o)) {

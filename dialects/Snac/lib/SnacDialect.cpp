@@ -71,6 +71,8 @@ LogicalResult ProgramOp::verify() {
   if (minBytes < 0 || (maxBytes >= 0 && maxBytes <= minBytes))
     return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
+  if (getInplaceSafe() && getInplaceSame())
+    return emitOpError("'inplace_same' is implied by 'inplace_safe': give one");
   Operation *parent = getOperation()->getParentOp();
   auto coll = parent ? mlir::SymbolTable::lookupNearestSymbolFrom<
                            purlin::layout::CollectiveOp>(parent, getCollectiveAttr())

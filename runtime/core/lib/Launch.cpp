@@ -56,21 +56,54 @@ int64_t callBytes(const Collective &c, const Binding &b) {
   return m;
 }
 
-int choosePlan(const purlin_collective_info *info, int64_t bytes, bool inplace,
-               const std::string &strategy) {
+InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
+                        const int64_t *elems, int elemSize) {
+  const size_t nb = c.buffers.size();
+  InPlace res = InPlace::No;
+  for (int r = 0; r < R; ++r)
+    for (size_t i = 0; i < nb; ++i)
+      for (size_t j = 0; j < nb; ++j) {
+        if (c.buffers[i].role != BufferRole::In ||
+            c.buffers[j].role != BufferRole::Out)
+          continue;
+        const uintptr_t a0 = (uintptr_t)bufs[r * nb + i],
+                        a1 = a0 + (uintptr_t)(elems[i] * elemSize);
+        const uintptr_t b0 = (uintptr_t)bufs[r * nb + j],
+                        b1 = b0 + (uintptr_t)(elems[j] * elemSize);
+        if (!(a0 < b1 && b0 < a1))
+          continue;
+        if (a0 == b0 && c.buffers[i].dtype == c.buffers[j].dtype)
+          res = res == InPlace::No ? InPlace::SameStart : res;
+        else
+          return InPlace::Any;
+      }
+  return res;
+}
+
+int choosePlan(const purlin_collective_info *info, int64_t bytes,
+               InPlace inplace, const std::string &strategy) {
   auto fits = [&](const purlin_plan_info &p) {
     return bytes >= p.min_bytes && (p.max_bytes < 0 || bytes < p.max_bytes);
   };
-  for (int pass = 0; pass < 2; ++pass)
+  auto allowed = [&](const purlin_plan_info &p) {
+    return inplace == InPlace::No || p.inplace_safe ||
+           (inplace == InPlace::SameStart && p.inplace_same);
+  };
+  // In place, a plan that reads the inputs where they are beats one that
+  // copies them first, whatever its band; then the band's; then any.
+  // Out of place: the band's plan, else the first.
+  for (int pass = 0; pass < 4; ++pass)
     for (int i = 0; i < info->nplans; ++i) {
       const purlin_plan_info &p = info->plans[i];
       if (!strategy.empty() && strategy != p.strategy)
         continue;
-      if (inplace && !p.inplace_safe)
+      if (!allowed(p))
         continue;
-      if (pass == 0 && strategy.empty() && !fits(p))
-        continue;
-      return i;
+      const bool band = !strategy.empty() || fits(p);
+      const bool direct = inplace == InPlace::No || !p.copies_inputs;
+      if ((pass == 0 && band && direct) || (pass == 1 && direct) ||
+          (pass == 2 && band) || pass == 3)
+        return i;
     }
   return -1;
 }

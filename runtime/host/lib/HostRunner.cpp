@@ -61,10 +61,40 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     return res;
   }
   const int es = dtypeSize(b.dtype);
-  int pi = choosePlan(info, callBytes(c, b), o.inplace, o.strategy);
+  // In place: the first input and the first output share one arena.
+  int i0 = -1, o0 = -1;
+  for (size_t i = 0; i < c.buffers.size(); ++i) {
+    if (c.buffers[i].role == BufferRole::In && i0 < 0)
+      i0 = (int)i;
+    if (c.buffers[i].role == BufferRole::Out && o0 < 0)
+      o0 = (int)i;
+  }
+  const bool alias = o.inplace && i0 >= 0 && o0 >= 0;
+  int64_t ni = 0, no = 0;
+  if (alias && (!bufferElems(c, b, i0, ni, res.error) ||
+                !bufferElems(c, b, o0, no, res.error)))
+    return res;
+  // Element offset of the smaller of the two inside the larger, per rank.
+  auto aliasAt = [&](int r) -> int64_t {
+    if (o.sameStart)
+      return 0;
+    return ni <= no ? aliasOffset(ni, no, R, r) : aliasOffset(no, ni, R, r);
+  };
+  InPlace mode = InPlace::No;
+  if (alias && ni > 0 && no > 0) {
+    mode = c.buffers[i0].dtype == c.buffers[o0].dtype ? InPlace::SameStart
+                                                       : InPlace::Any;
+    for (int r = 0; r < R; ++r)
+      if (aliasAt(r) != 0)
+        mode = InPlace::Any;
+  }
+  int pi = choosePlan(info, callBytes(c, b), mode, o.strategy);
   if (pi < 0) {
     res.error = "no plan fits (strategy '" + o.strategy + "'" +
-                (o.inplace ? ", in place" : "") + ")";
+                (mode == InPlace::Any         ? ", in place"
+                 : mode == InPlace::SameStart ? ", in place at the same address"
+                                              : "") +
+                ")";
     return res;
   }
   const purlin_plan_info &plan = info->plans[pi];
@@ -91,15 +121,6 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     S.scratch[r] = (char *)scratch[r].data();
     S.signals[r] = signals[r].data();
   }
-  // In place: the first input and the first output share one arena.
-  int i0 = -1, o0 = -1;
-  for (size_t i = 0; i < c.buffers.size(); ++i) {
-    if (c.buffers[i].role == BufferRole::In && i0 < 0)
-      i0 = (int)i;
-    if (c.buffers[i].role == BufferRole::Out && o0 < 0)
-      o0 = (int)i;
-  }
-  const bool alias = o.inplace && i0 >= 0 && o0 >= 0;
   HostAtoms cfg;
   cfg.dtype = b.dtype;
   cfg.maxDelayUs = o.maxDelayUs;
@@ -121,12 +142,12 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
       if (alias) {
         int64_t ni = (int64_t)ref[r][i0].size(), no = (int64_t)ref[r][o0].size();
         if (ni <= no) { // the input inside the output
-          int64_t off = aliasOffset(ni / es, no / es, R, r) * es;
+          int64_t off = aliasAt(r) * es;
           std::memcpy(mem[r][o0].data() + off, ref[r][i0].data(), ni);
           view[r][i0] = mem[r][o0].data() + off;
           std::memcpy(ref[r][o0].data() + off, ref[r][i0].data(), ni);
         } else { // the output inside the input
-          int64_t off = aliasOffset(no / es, ni / es, R, r) * es;
+          int64_t off = aliasAt(r) * es;
           view[r][o0] = mem[r][i0].data() + off;
           std::memcpy(ref[r][o0].data(), ref[r][i0].data() + off, no);
         }

@@ -38,7 +38,8 @@ const char *kUsage =
     "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
     "                       then run one type of each width)\n"
     "  --ops LIST|all       reduction ops (default all)\n"
-    "  --inplace no|yes|both  (default both)\n"
+    "  --inplace LIST|both|all  no, yes (NCCL's offsets), same (each output at\n"
+    "                       its input's address); both: no,yes; all (default)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
     "  --launches N         back-to-back launches per case (default 2)\n"
     "  --seed N             jitter seed, 0 for none (default 1)\n"
@@ -50,7 +51,7 @@ const char *kUsage =
 int main(int argc, char **argv) {
   std::vector<std::string> names, ranks = {"1", "2", "3", "4", "5", "8"},
                                   counts = {"0", "1", "7", "1031"}, dtypes, ops,
-                                  inplace = {"no", "yes"};
+                                  inplace = {"no", "yes", "same"};
   std::string strategy = "all";
   int launches = 2;
   bool dtypesGiven = false;
@@ -83,8 +84,15 @@ int main(int argc, char **argv) {
         ops = split(v);
     } else if (a == "--inplace") {
       std::string v = next();
-      inplace = v == "both" ? std::vector<std::string>{"no", "yes"}
-                            : std::vector<std::string>{v};
+      inplace = v == "both"  ? std::vector<std::string>{"no", "yes"}
+                : v == "all" ? std::vector<std::string>{"no", "yes", "same"}
+                             : split(v);
+      for (auto &x : inplace)
+        if (x != "no" && x != "yes" && x != "same") {
+          std::fprintf(stderr, "error: --inplace takes no, yes, same, both or all, got '%s'\n%s",
+                       x.c_str(), kUsage);
+          return 2;
+        }
     } else if (a == "--strategy")
       strategy = next();
     else if (a == "--launches")
@@ -193,7 +201,8 @@ int main(int argc, char **argv) {
                     }
                   host::RunOptions o;
                   o.strategy = st;
-                  o.inplace = ip == "yes";
+                  o.inplace = ip != "no";
+                  o.sameStart = ip == "same";
                   o.launches = launches;
                   o.oneLaunch = oneLaunch;
                   o.jitterSeed = seed ? seed + passed + failed : 0;
@@ -207,7 +216,8 @@ int main(int argc, char **argv) {
                                 (long long)callBytes(c, b), t.c_str(),
                                 hasOpParam ? op.c_str() : "-",
                                 res.ok ? "ok" : "FAIL: ", res.error.c_str(),
-                                o.inplace ? " [in place]" : "");
+                                o.sameStart ? " [in place, same address]"
+                                : o.inplace ? " [in place]" : "");
                 }
   }
   std::printf("%d passed, %d failed\n", passed, failed);

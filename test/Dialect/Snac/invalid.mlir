@@ -69,6 +69,19 @@ snac.program @p of @c "direct" lanes 1 chunks 1 band [-5, -1) {
 
 // -----
 
+// both in-place claims (inplace_safe implies inplace_same)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'inplace_same' is implied by 'inplace_safe': give one}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) inplace_safe inplace_same {
+}
+
+// -----
+
 // chunks below range
 layout.collective @c {
   layout.param @R : ranks

@@ -72,7 +72,11 @@ struct Plan {
   int lanes = 1, chunks = 1;
   std::vector<std::string> signals;
   std::vector<Step> steps;
+  // In place: right with each rank's outputs overlapping its inputs
+  // anyhow (inplaceSafe), or with each output at the address of an input
+  // of its element type (inplaceSame; implied by inplaceSafe).
   bool inplaceSafe = false;
+  bool inplaceSame = false;
   // The size band the chooser picked this plan for: bytes of the largest
   // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
   int64_t minBytes = 0, maxBytes = -1;
@@ -119,13 +123,18 @@ struct PlanDiag {
 /// before (happens-before through the waits), no buffer is written while a
 /// peer may still read it or read while it may still be written, no wait is
 /// left without its notify (deadlock), and the steps cover the collective
-/// (a consume per clause, the stage its source needs). With `aliased`,
-/// every rank's input and output are taken to overlap (an in-place call).
-bool checkPlan(const Collective &c, const Plan &p, int R, bool aliased,
-               std::vector<PlanDiag> &diags, bool oneLaunch = false);
+/// (a consume per clause, the stage its source needs). In place (`alias`):
+/// every rank's inputs and outputs taken to overlap anyhow (Any), or each
+/// output to start at the address of an input of its element type
+/// (SameStart). Count parameters are bound to `count`.
+enum class Alias { None, Any, SameStart };
+bool checkPlan(const Collective &c, const Plan &p, int R, Alias alias,
+               std::vector<PlanDiag> &diags, bool oneLaunch = false,
+               int64_t count = 2);
 
 /// Runs checkPlan for R = 1..maxRanks, out of place, and in place to set
-/// p.inplaceSafe. Returns false with diags for the first failing R.
+/// p.inplaceSafe and p.inplaceSame. Returns false with diags for the first
+/// failing R.
 bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
                 int maxRanks = 5);
 

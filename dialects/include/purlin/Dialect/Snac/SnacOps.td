@@ -13,7 +13,9 @@ def Snac_ProgramOp : Snac_Op<"program", [
     range (bytes of the largest buffer of one rank, `[min, max)`, max -1: no
     limit) the default chooser picked the program for; `inplace_safe` is
     set by `purlin-snac-check` when the program is right with outputs
-    aliasing inputs.
+    overlapping inputs anyhow, `inplace_same` when it is right with each
+    output at the address of an input of its element type (implied by
+    `inplace_safe`).
 
     ```mlir
     snac.program @all_reduce_direct of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144) {
@@ -31,11 +33,12 @@ def Snac_ProgramOp : Snac_Op<"program", [
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$collective,
                    StrAttr:$strategy, I64Attr:$lanes, I64Attr:$chunks,
                    I64Attr:$min_bytes, I64Attr:$max_bytes,
-                   UnitAttr:$inplace_safe);
+                   UnitAttr:$inplace_safe, UnitAttr:$inplace_same);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
     `band` `[` $min_bytes `,` $max_bytes `)` (`inplace_safe` $inplace_safe^)?
+    (`inplace_same` $inplace_same^)?
     attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;

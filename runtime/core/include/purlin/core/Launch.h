@@ -20,10 +20,21 @@ bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
 /// bands refer to.
 int64_t callBytes(const Collective &c, const Binding &b);
 
+/// How a call's outputs overlap its inputs: not at all, each output at the
+/// address of an input of its element type, or otherwise.
+enum class InPlace { No, SameStart, Any };
+
+/// The overlap of a call whose rank r has buffer i at bufs[r * nb + i],
+/// elems[i] elements of elemSize bytes each (nb: c.buffers.size()).
+InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
+                        const int64_t *elems, int elemSize);
+
 /// The plan for a call: `strategy` when given (empty: any), else the first
-/// plan whose band holds `bytes`; in place, only plans the checker proved
-/// in-place safe (the band's first, or else any). Returns -1 when none fits.
-int choosePlan(const purlin_collective_info *info, int64_t bytes, bool inplace,
-               const std::string &strategy = "");
+/// plan whose band holds `bytes`. In place, only plans the checker proved
+/// right for that overlap (purlin_plan_info inplace_safe, inplace_same),
+/// those that read the inputs where they are (no copy) first: the band's,
+/// then any; then the band's that copy, then any. -1 when none fits.
+int choosePlan(const purlin_collective_info *info, int64_t bytes,
+               InPlace inplace, const std::string &strategy = "");
 
 } // namespace purlin

@@ -15,6 +15,9 @@ namespace host {
 struct RunOptions {
   std::string strategy; // empty: the plan the chooser picks for the call
   bool inplace = false; // each rank's first input aliases its first output
+  // With inplace: at the same address (else where NCCL puts it: the smaller
+  // buffer at rank * its size when R of them fit in the larger, else at 0).
+  bool sameStart = false;
   int launches = 2;     // back-to-back launches, fresh inputs each time
   uint64_t jitterSeed = 1; // 0: no random pauses
   int maxDelayUs = 20;
