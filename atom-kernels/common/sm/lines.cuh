@@ -34,31 +34,53 @@ __device__ __forceinline__ void storeLine(char *line, uint64_t data,
                : "memory");
 }
 
+/// One load of the line, no waiting: whether both flags show `flag`.
+__device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
+                                         uint64_t &data) {
+  uint32_t d0, f0, d1, f1;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+               : "l"(line)
+               : "memory");
+  data = (uint64_t)d0 | (uint64_t)d1 << 32;
+  return f0 == flag && f1 == flag;
+}
+
 /// Polls the line until both flags show `flag`; false after the timeout.
 __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
                                          uint64_t &data, uint64_t timeout) {
-  uint64_t start = 0;
-  for (uint32_t i = 0;; ++i) {
-    uint32_t d0, f0, d1, f1;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
-                 : "l"(line)
-                 : "memory");
-    if (f0 == flag && f1 == flag) {
-      data = (uint64_t)d0 | (uint64_t)d1 << 32;
+  if (peekLine(line, flag, data))
+    return true;
+  const uint64_t start = globalTimerNs();
+  for (uint32_t i = 1;; ++i) {
+    if (peekLine(line, flag, data))
       return true;
-    }
-    if (i == 0)
-      start = globalTimerNs();
-    else if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
+    if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
       return false;
   }
 }
 
-/// Names [a, b) of a move with a flagged side (m.ll), one line per thread
-/// at a time. Push (kLinesDst): gather the line's names from the source,
-/// store the line. Consume (kLinesSrc): poll every source's line, combine
-/// the line's names in source order, write them.
+/// Lines a thread has in flight at once (loads issued before any is used).
+constexpr int kLineBatch = 8;
+
+/// Where names [t0, t1) of the move's source lie contiguous, a full line
+/// at an 8-byte aligned address (one 8-byte load); else null.
+template <int ES>
+__device__ __forceinline__ const char *srcLineRun(const exec::Move &m,
+                                                  int64_t t0, int64_t t1) {
+  constexpr int epl = kLineData / ES;
+  const exec::Box &x = m.box;
+  if (m.srcFlat || t1 - t0 != epl || x.nfree != 1 || x.sstr[0] != 1)
+    return nullptr;
+  const char *p = m.src[0] + (x.sbase + t0) * ES;
+  return ((uintptr_t)p & 7) == 0 ? p : nullptr;
+}
+
+/// Names [a, b) of a move with a flagged side (m.ll). Push (kLinesDst):
+/// gather each line's names from the source, store the line; a thread loads
+/// kLineBatch lines before it stores them. Consume (kLinesSrc): load the
+/// line of up to kLineBatch sources at once, poll those not there yet,
+/// combine the names in source order, write them.
 template <class E, int OP>
 __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
                                          int64_t b, int tid, int nthr,
@@ -67,52 +89,98 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
   constexpr int es = sizeof(Raw), epl = kLineData / es;
   const exec::Box &x = m.box;
   const int64_t j0 = a / epl, j1 = (b + epl - 1) / epl;
-  for (int64_t j = j0 + tid; j < j1; j += nthr) {
-    const int64_t t0 = j * epl, t1 = t0 + epl < b ? t0 + epl : b;
-    if (m.ll == exec::kLinesDst) {
-      uint64_t data = 0;
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t so = m.srcFlat ? t : nameOffset(x, t, true);
-        Raw v = *(const Raw *)(m.src[0] + so * es);
-        uint64_t bits = 0;
-        memcpy(&bits, &v, es);
-        data |= bits << (8 * es * (t - t0));
-      }
-      storeLine(m.dst[0] + j * kLineBytes, data, flag);
-      continue;
-    }
-    if constexpr (OP == exec::kCopy) {
-      // One contribution, copied bit for bit.
-      uint64_t data;
-      if (!loadLine(m.src[0] + j * kLineBytes, flag, data, timeout))
-        return false;
-      for (int64_t t = t0; t < t1; ++t) {
-        Raw out;
-        const uint64_t bits = data >> (8 * es * (t - t0));
-        memcpy(&out, &bits, es);
-        const int64_t dq = m.dstFlat ? t : nameOffset(x, t, false);
-        for (int d = 0; d < m.ndst; ++d)
-          *(Raw *)(m.dst[d] + dq * es) = out;
-      }
-    } else {
-      typename E::Acc acc[epl];
-      for (int s = 0; s < m.nsrc; ++s) {
-        uint64_t data;
-        if (!loadLine(m.src[s] + j * kLineBytes, flag, data, timeout))
-          return false;
+  if (m.ll == exec::kLinesDst) {
+    for (int64_t jb = j0 + tid; jb < j1; jb += (int64_t)nthr * kLineBatch) {
+      uint64_t data[kLineBatch];
 #pragma unroll
-        for (int e = 0; e < epl; ++e) {
-          Raw v;
-          const uint64_t bits = data >> (8 * es * e);
-          memcpy(&v, &bits, es);
-          acc[e] = s == 0 ? E::widen(v) : combine<E, OP>(acc[e], E::widen(v));
+      for (int u = 0; u < kLineBatch; ++u) {
+        const int64_t j = jb + (int64_t)u * nthr;
+        data[u] = 0;
+        if (j >= j1)
+          continue;
+        const int64_t t0 = j * epl, t1 = t0 + epl < b ? t0 + epl : b;
+        if (const char *p = srcLineRun<es>(m, t0, t1)) {
+          data[u] = *(const uint64_t *)p;
+          continue;
+        }
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t so = m.srcFlat ? t : nameOffset(x, t, true);
+          Raw v = *(const Raw *)(m.src[0] + so * es);
+          uint64_t bits = 0;
+          memcpy(&bits, &v, es);
+          data[u] |= bits << (8 * es * (t - t0));
         }
       }
+#pragma unroll
+      for (int u = 0; u < kLineBatch; ++u) {
+        const int64_t j = jb + (int64_t)u * nthr;
+        if (j < j1)
+          storeLine(m.dst[0] + j * kLineBytes, data[u], flag);
+      }
+    }
+    return true;
+  }
+  for (int64_t j = j0 + tid; j < j1; j += nthr) {
+    const int64_t t0 = j * epl, t1 = t0 + epl < b ? t0 + epl : b;
+    typename E::Acc acc[epl];
+    uint64_t copied = 0;
+    for (int s0 = 0; s0 < m.nsrc; s0 += kLineBatch) {
+      const int ns = m.nsrc - s0 < kLineBatch ? m.nsrc - s0 : kLineBatch;
+      uint64_t d[kLineBatch];
+      bool there[kLineBatch];
+#pragma unroll
+      for (int u = 0; u < kLineBatch; ++u)
+        if (u < ns)
+          there[u] = peekLine(m.src[s0 + u] + j * kLineBytes, flag, d[u]);
+#pragma unroll
+      for (int u = 0; u < kLineBatch; ++u)
+        if (u < ns && !there[u] &&
+            !loadLine(m.src[s0 + u] + j * kLineBytes, flag, d[u], timeout))
+          return false;
+      if constexpr (OP == exec::kCopy) {
+        copied = d[0]; // one contribution, copied bit for bit
+      } else {
+#pragma unroll
+        for (int u = 0; u < kLineBatch; ++u) {
+          if (u >= ns)
+            break;
+#pragma unroll
+          for (int e = 0; e < epl; ++e) {
+            Raw v;
+            const uint64_t bits = d[u] >> (8 * es * e);
+            memcpy(&v, &bits, es);
+            acc[e] = s0 + u == 0 ? E::widen(v) : combine<E, OP>(acc[e], E::widen(v));
+          }
+        }
+      }
+    }
+    uint64_t out = copied;
+    if constexpr (OP != exec::kCopy) {
+      out = 0;
+#pragma unroll
+      for (int e = 0; e < epl; ++e) {
+        const Raw o = E::narrow(finish<E, OP>(acc[e], m.nsrc));
+        uint64_t bits = 0;
+        memcpy(&bits, &o, es);
+        out |= bits << (8 * es * e);
+      }
+    }
+    for (int d = 0; d < m.ndst; ++d) {
+      char *run = nullptr;
+      if (!m.dstFlat && t1 - t0 == epl && x.nfree == 1 && x.dstr[0] == 1) {
+        char *p = m.dst[d] + (x.dbase + t0) * es;
+        run = ((uintptr_t)p & 7) == 0 ? p : nullptr;
+      }
+      if (run) {
+        *(uint64_t *)run = out;
+        continue;
+      }
       for (int64_t t = t0; t < t1; ++t) {
-        const Raw out = E::narrow(finish<E, OP>(acc[t - t0], m.nsrc));
+        Raw o;
+        const uint64_t bits = out >> (8 * es * (t - t0));
+        memcpy(&o, &bits, es);
         const int64_t dq = m.dstFlat ? t : nameOffset(x, t, false);
-        for (int d = 0; d < m.ndst; ++d)
-          *(Raw *)(m.dst[d] + dq * es) = out;
+        *(Raw *)(m.dst[d] + dq * es) = o;
       }
     }
   }
