@@ -178,6 +178,62 @@ struct Direct : Keeps {
     wait<Clause0>(t, 1, kPeersDsts, 0);
   }
 };
+// One barrier of each kind: per lane (lane l of every peer), and over all
+// lanes (every lane of every peer: what a scratch copy's `ready` needs).
+struct Barrier1 : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    notify<Clause0>(t, 0, kPeersDsts, 0);
+    wait<Clause0>(t, 0, kPeersSrcs, 0);
+  }
+};
+struct BarrierAll : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    notify<Clause0>(t, 0, kPeersDsts, 0);
+    wait<Clause0>(t, 0, kPeersSrcs, 0, kAllLanes);
+  }
+};
+// The all-lanes wait polled differently: Mode 0 with a pause between
+// polls, Mode 1 by the lane's first warp alone.
+template <int Mode> struct BarrierAllPoll : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    notify<Clause0>(t, 0, kPeersDsts, 0);
+    const Shared &S = t.shared();
+    const int words = S.R * S.L;
+    const int step = Mode == 1 ? 32 : t.threads();
+    if (Mode == 0 || t.thread() < 32)
+      for (int w = t.thread(); w < words; w += step) {
+        const uint64_t *p = signalWord(S, t.rank(), 0, w / S.L, w % S.L, 0);
+        while (purlin::sm::loadRelaxed(p, true) < t.epoch())
+          if (Mode == 0)
+            __nanosleep(128);
+      }
+    purlin::sm::fenceAcqRel(true);
+    __syncthreads();
+  }
+};
+// What in place costs with a scratch copy (direct_copy in one launch): the
+// copy, the all-lanes `ready`, the consume from the copies.
+struct DirectCopy : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    copyLocalRange(t, Clause0::kFromBuf, t.shared().P.s[1], 0);
+    notify<Clause0>(t, 0, kPeersDsts, 0);
+    wait<Clause0>(t, 0, kPeersSrcs, 0, kAllLanes);
+    consume<Clause0>(t, kSelMine, kSrcScratch, kDstSelf, 0);
+  }
+};
+// The low-latency protocol with one chunk: push of flagged lines, then the
+// consume that polls them (no barrier in one launch); and the push alone.
+struct LL : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    stagePush<Clause0>(t, 0, kFlagged);
+    consume<Clause0>(t, kSelMine, kSrcStaging, kDstSelf, 0, kFlagged);
+  }
+};
+struct LLPush : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    stagePush<Clause0>(t, 0, kFlagged);
+  }
+};
 template <class P>
 int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream) {
   return purlin::sm::launch(
@@ -190,6 +246,16 @@ int64_t layout(Shared *S) {
   for (int k = 0; k < kMaxClauses; ++k)
     S->stagingOff[k] = S->slotElems[k] = 0;
   return 0;
+}
+int64_t layoutCopy(Shared *S) { // the input's copy at 0
+  layout(S);
+  return (S->P.s[1] * S->elemSize + 15) / 16 * 16;
+}
+int64_t layoutLines(Shared *S) { // R staging slots of flagged lines
+  layout(S);
+  S->slotElems[0] = S->P.s[1];
+  S->slotBytes[0] = (S->P.s[1] * S->elemSize + 15) / 16 * 32;
+  return S->R * S->slotBytes[0];
 }
 const char kDesc[] = "purlin-desc 1\ncollective all_reduce\nparam R ranks\n"
                      "param C count\nparam T type\nparam op redop\n"
@@ -206,6 +272,8 @@ int main() {
   struct Variant {
     const char *name;
     purlin_cuda_entry_t fn;
+    int64_t (*layout)(purlin_shared_t *) = probe::layout;
+    int exclusive = 0;
   } vs[] = {{"empty (launch + epoch)", probe::entry<probe::Empty>},
             {"empty, no epoch", probe::entry<probe::EmptyNoEpoch>},
             {"flag barriers only", probe::entry<probe::Sync>},
@@ -216,7 +284,14 @@ int main() {
             {"  the same, vector loop", probe::entry<probe::MoveAt<1>>},
             {"  hand-written one-shot", probe::entry<probe::HandWritten>},
             {"direct, barriers kept", probe::entry<probe::Direct>},
-            {"direct, one launch", probe::entry<probe::DirectBoundary>}};
+            {"direct, one launch", probe::entry<probe::DirectBoundary>},
+            {"one barrier, per lane", probe::entry<probe::Barrier1>},
+            {"one barrier, all lanes", probe::entry<probe::BarrierAll>},
+            {"  polls with pauses", probe::entry<probe::BarrierAllPoll<0>>},
+            {"  polled by one warp", probe::entry<probe::BarrierAllPoll<1>>},
+            {"direct_copy, one launch", probe::entry<probe::DirectCopy>, probe::layoutCopy},
+            {"flagged lines, 1 chunk", probe::entry<probe::LL>, probe::layoutLines, 1},
+            {"  their push alone", probe::entry<probe::LLPush>, probe::layoutLines, 1}};
   const int R = 8;
   const int64_t C = 4096;
   std::vector<int> devs(R, 0);
@@ -237,8 +312,8 @@ int main() {
   for (auto &v : vs) {
     std::printf("%-26s", v.name);
     for (int lanes : {1, 2, 4, 16}) {
-      purlin_plan_info plan = {"probe", lanes, 1, 2, 0, 0, 0, -1, probe::layout,
-                               nullptr, v.fn};
+      purlin_plan_info plan = {"probe", lanes, 1, 2, 0, 0, 0, -1, v.layout,
+                               nullptr, v.fn, v.exclusive};
       purlin_collective_info info = {"all_reduce", probe::kDesc, "sm_90", 1, &plan};
       purlinColl_t h;
       if (purlinCollCreate(&h, comm, &info, "C=4096")) {

@@ -98,6 +98,14 @@ static purlinArgs argsOf(Run &r) {
   return a;
 }
 
+/// The plan column: the out-of-place plan, and the in-place one after a
+/// slash when it differs.
+static std::string planCol(const std::string plan[2]) {
+  if (plan[1].empty() || plan[1] == plan[0])
+    return plan[0];
+  return plan[0] + "/" + plan[1];
+}
+
 /// Average time of one call in us: `iters` calls, eager or in one graph.
 static double timeCalls(Run &r, int iters, int warm, bool graph) {
   purlinArgs a = argsOf(r);
@@ -473,7 +481,7 @@ int main(int argc, char **argv) {
               name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
               (long long)graphBelow);
   std::printf("# size: bytes of the largest buffer of one rank; baseline: "
-              "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place time\n");
+              "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place time; plan: out of place[/in place]\n");
   }
   std::printf("#%11s %12s %7s %6s %5s | %9s %8s %8s %6s | %9s %8s %8s %6s | %9s %6s %s\n",
               "size", "count", "type", "redop", "root", "time(us)", "algbw",
@@ -669,7 +677,7 @@ int main(int argc, char **argv) {
       }
       std::printf("%12lld %12lld %7s %6s %5d | %s | %s | %s %s%s  nccl busbw %.2f\n",
                   (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
-                  col[0], col[1], nc, plan[0].c_str(), graph ? " (graph)" : "",
+                  col[0], col[1], nc, planCol(plan).c_str(), graph ? " (graph)" : "",
                   base > 0 ? size / base / 1e3 * busFactor(name, R) : 0.0);
       std::fflush(stdout);
       continue;
@@ -703,7 +711,7 @@ int main(int argc, char **argv) {
     std::printf("%12lld %12lld %7s %6s %5d | %s | %s | %9.2f %6.2f %s%s\n",
                 (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
                 col[0], col[1], base, tm[0] > 0 ? base / tm[0] : 0.0,
-                plan[0].c_str(), graph ? " (graph)" : "");
+                planCol(plan).c_str(), graph ? " (graph)" : "");
     std::fflush(stdout);
   }
 #ifdef PURLIN_HAVE_NCCL
