@@ -237,8 +237,12 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
   }
   if (opts.strategy != "auto") {
     Plan p;
-    int lanes = opts.lanes ? opts.lanes : 4;
-    int chunks = opts.chunks ? opts.chunks : 4;
+    // staged_ll is for small messages: no pipeline by default, more lanes
+    // (H200, 8 KiB all-reduce on 8 ranks: 4 lanes x 4 chunks 45 us, 8 lanes
+    // x 1 chunk 12 us; docs/performance.md).
+    const bool ll = opts.strategy == "staged_ll";
+    int lanes = opts.lanes ? opts.lanes : ll ? 8 : 4;
+    int chunks = opts.chunks ? opts.chunks : ll ? 1 : 4;
     if (!buildPlan(c, opts.strategy, lanes, chunks, p, error))
       return false;
     plans.push_back(p);
