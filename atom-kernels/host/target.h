@@ -107,6 +107,29 @@ public:
     return true;
   }
 
+  // A register move: the same element loop over flat ranges.
+  bool moveVec(const char *const *src, int nsrc, char *const *dst, int ndst,
+               int64_t soff, int64_t doff, int64_t bytes, int op, int tid,
+               int nthr) {
+    const int es = S_.elemSize;
+    if (nsrc < 1 || ndst < 1 || nsrc > exec::kRegPtrs ||
+        ndst > exec::kRegPtrs || bytes % es != 0)
+      return false;
+    exec::Move m;
+    m.box.nfree = 1;
+    m.box.n = m.box.ext[0] = bytes / es;
+    m.box.sstr[0] = m.box.dstr[0] = 1;
+    m.nsrc = nsrc;
+    m.ndst = ndst;
+    for (int i = 0; i < nsrc; ++i)
+      m.src[i] = src[i] + soff;
+    for (int i = 0; i < ndst; ++i)
+      m.dst[i] = dst[i] + doff;
+    m.srcFlat = m.dstFlat = true;
+    m.op = op;
+    return move(m, 0, m.box.n, tid, nthr);
+  }
+
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;
   // the flag is the low 32 bits of the epoch. Here the data is written

@@ -234,6 +234,37 @@ struct LLPush : Keeps {
     stagePush<Clause0>(t, 0, kFlagged);
   }
 };
+// The same bytes staged without flags (the staged plan's push), and the
+// line push written by hand (no Move: each thread stores its lines of
+// every peer's slot), with the flagged store and with a plain one.
+struct PlainPush : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    stagePush<Clause0>(t, 0, 0);
+  }
+};
+template <bool Flagged> struct HandPush : Keeps {
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    const int64_t lines = S.P.s[1] / 4; // 4 bf16 per line
+    const uint64_t *in = (const uint64_t *)S.buf[r][0];
+    const uint32_t flag = (uint32_t)t.epoch();
+    for (int q = 0; q < S.R; ++q) {
+      char *slot = S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0];
+      for (int64_t j = (int64_t)t.lane() * blockDim.x + threadIdx.x; j < lines;
+           j += (int64_t)S.L * blockDim.x) {
+        const uint64_t d = in[j];
+        if (Flagged) {
+          purlin::sm::storeLine(slot + j * 16, d, flag);
+        } else {
+          uint4 v = make_uint4((uint32_t)d, flag, (uint32_t)(d >> 32), flag);
+          *(uint4 *)(slot + j * 16) = v;
+        }
+      }
+    }
+    __syncthreads();
+  }
+};
 template <class P>
 int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream) {
   return purlin::sm::launch(
@@ -291,7 +322,10 @@ int main() {
             {"  polled by one warp", probe::entry<probe::BarrierAllPoll<1>>},
             {"direct_copy, one launch", probe::entry<probe::DirectCopy>, probe::layoutCopy},
             {"flagged lines, 1 chunk", probe::entry<probe::LL>, probe::layoutLines, 1},
-            {"  their push alone", probe::entry<probe::LLPush>, probe::layoutLines, 1}};
+            {"  their push alone", probe::entry<probe::LLPush>, probe::layoutLines, 1},
+            {"  the push, no flags", probe::entry<probe::PlainPush>, probe::layoutLines, 1},
+            {"  hand-written line push", probe::entry<probe::HandPush<true>>, probe::layoutLines, 1},
+            {"  the same, plain stores", probe::entry<probe::HandPush<false>>, probe::layoutLines, 1}};
   const int R = 8;
   const int64_t C = 4096;
   std::vector<int> devs(R, 0);

@@ -21,7 +21,7 @@ namespace purlin {
 namespace sm {
 
 constexpr int kVecBytes = 16;
-constexpr int kFastPtrs = 8;       // sources/destinations held in registers
+constexpr int kFastPtrs = exec::kRegPtrs; // sources/destinations held in registers
 constexpr int64_t kRowMin = 256;   // shortest row worth the row path
 
 template <class Raw> union Vec {
@@ -102,10 +102,10 @@ __device__ __forceinline__ void vecLoop(const char *const *src, char *const *dst
   }
   for (int64_t v = v0; v < nvec; v += nthr) {
     uint4 x[kFastPtrs];
+    // Unused slots set too: a slot left as it was stays live across trips.
 #pragma unroll
     for (int i = 0; i < kFastPtrs; ++i)
-      if (i < ns)
-        x[i] = sp[i][v];
+      x[i] = i < ns ? sp[i][v] : make_uint4(0, 0, 0, 0);
     uint4 o;
     if constexpr (OP == exec::kCopy)
       o = x[0];
@@ -155,8 +155,7 @@ __device__ __noinline__ void contigVecFast(const exec::Move &m, int64_t soff, in
     for (int u = 0; u < U; ++u)
 #pragma unroll
       for (int i = 0; i < kFastPtrs; ++i)
-        if (i < ns)
-          x[u][i] = sp[i][v + (int64_t)u * nthr];
+        x[u][i] = i < ns ? sp[i][v + (int64_t)u * nthr] : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       uint4 o;
@@ -307,6 +306,106 @@ __device__ __noinline__ void moveBox(const exec::Move &m, int64_t a, int64_t b, 
   }
 }
 
+/// Elements [0, n) at byte offsets soff / doff, one per thread, pointers in
+/// registers: what is left of a register move after its whole vectors.
+template <class E, int OP>
+__device__ __forceinline__ void scalarLoop(const char *const *src,
+                                           char *const *dst, int ns, int nd,
+                                           int64_t soff, int64_t doff,
+                                           int64_t n, int tid, int nthr) {
+  using Raw = typename E::Raw;
+  for (int64_t t = tid; t < n; t += nthr) {
+    const int64_t so = soff + t * (int64_t)sizeof(Raw),
+                  dq = doff + t * (int64_t)sizeof(Raw);
+    Raw out;
+    if constexpr (OP == exec::kCopy) {
+      out = *(const Raw *)(src[0] + so);
+    } else {
+      typename E::Acc acc = E::widen(*(const Raw *)(src[0] + so));
+#pragma unroll
+      for (int i = 1; i < kFastPtrs; ++i)
+        if (i < ns)
+          acc = combine<E, OP>(acc, E::widen(*(const Raw *)(src[i] + so)));
+      out = E::narrow(finish<E, OP>(acc, ns));
+    }
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < nd)
+        *(Raw *)(dst[i] + dq) = out;
+  }
+}
+
+template <class E, int OP>
+__device__ __forceinline__ void regLoop(const char *const *src,
+                                        char *const *dst, int ns, int nd,
+                                        int64_t soff, int64_t doff,
+                                        int64_t nvec, int64_t ntail, int tid,
+                                        int nthr) {
+  if (nvec > 0)
+    vecLoop<E, OP>(src, dst, ns, nd, soff, doff, nvec, tid, nthr);
+  if (ntail > 0)
+    scalarLoop<E, OP>(src, dst, ns, nd, soff + nvec * kVecBytes,
+                      doff + nvec * kVecBytes, ntail, tid, nthr);
+}
+
+/// Bytes a register move takes at most (larger moves want several vectors
+/// in flight per thread: the general path), and at most element by element
+/// (pointers not 16-byte aligned).
+constexpr int64_t kRegBytes = 64 * 1024, kRegScalarBytes = 4096;
+
+/// A register move (exec's moveVec contract): `bytes` from src[i] + soff
+/// (i < ns) to dst[i] + doff (i < nd), pointers in registers, inlined into
+/// the kernel: whole 16-byte vectors where every pointer is aligned, the
+/// rest element by element. False (nothing done) for larger moves.
+template <class E>
+__device__ __forceinline__ bool moveVec(const char *const *src, int ns,
+                                        char *const *dst, int nd,
+                                        int64_t soff, int64_t doff,
+                                        int64_t bytes, int op, int tid,
+                                        int nthr) {
+  constexpr int64_t es = sizeof(typename E::Raw);
+  if (ns < 1 || nd < 1 || ns > kFastPtrs || nd > kFastPtrs ||
+      bytes > kRegBytes || bytes % es != 0)
+    return false;
+  uintptr_t bits = 0;
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i) {
+    if (i < ns)
+      bits |= (uintptr_t)(src[i] + soff);
+    if (i < nd)
+      bits |= (uintptr_t)(dst[i] + doff);
+  }
+  const bool vec = (bits & (kVecBytes - 1)) == 0;
+  if (!vec && bytes > kRegScalarBytes)
+    return false;
+  const int64_t nvec = vec ? bytes / kVecBytes : 0;
+  const int64_t ntail = (bytes - nvec * kVecBytes) / es;
+  if (op == exec::kCopy || ns == 1) {
+    regLoop<E, exec::kCopy>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+    return true;
+  }
+  if constexpr (E::kCanReduce) {
+    switch (op) {
+    case exec::kSum:
+      regLoop<E, exec::kSum>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+      return true;
+    case exec::kProd:
+      regLoop<E, exec::kProd>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+      return true;
+    case exec::kMin:
+      regLoop<E, exec::kMin>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+      return true;
+    case exec::kMax:
+      regLoop<E, exec::kMax>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+      return true;
+    case exec::kAvg:
+      regLoop<E, exec::kAvg>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The small-message path, inlined into the kernel: names [a, b) of a
 /// one-dimensional box, contiguous (or flat) on both sides, every pointer
 /// 16-byte aligned and whole vectors, at most kFastPtrs sources and
@@ -321,44 +420,16 @@ __device__ __forceinline__ bool moveInline(const exec::Move &m, int64_t a,
   if (x.nfree != 1 || ns > kFastPtrs || nd > kFastPtrs ||
       !(m.srcFlat || x.sstr[0] == 1) || !(m.dstFlat || x.dstr[0] == 1))
     return false;
-  const int64_t so = (m.srcFlat ? a : x.sbase + a) * es;
-  const int64_t dq = (m.dstFlat ? a : x.dbase + a) * es;
-  uintptr_t bits = (uintptr_t)((b - a) * es);
   const char *src[kFastPtrs];
   char *dst[kFastPtrs];
 #pragma unroll
   for (int i = 0; i < kFastPtrs; ++i) {
     src[i] = i < ns ? m.src[i] : nullptr;
     dst[i] = i < nd ? m.dst[i] : nullptr;
-    bits |= (uintptr_t)(src[i] + so) | (uintptr_t)(dst[i] + dq);
   }
-  if (bits & (kVecBytes - 1))
-    return false;
-  const int64_t nvec = (b - a) * es / kVecBytes;
-  if (m.op == exec::kCopy || ns == 1) {
-    vecLoop<E, exec::kCopy>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-    return true;
-  }
-  if constexpr (E::kCanReduce) {
-    switch (m.op) {
-    case exec::kSum:
-      vecLoop<E, exec::kSum>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-      return true;
-    case exec::kProd:
-      vecLoop<E, exec::kProd>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-      return true;
-    case exec::kMin:
-      vecLoop<E, exec::kMin>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-      return true;
-    case exec::kMax:
-      vecLoop<E, exec::kMax>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-      return true;
-    case exec::kAvg:
-      vecLoop<E, exec::kAvg>(src, dst, ns, nd, so, dq, nvec, tid, nthr);
-      return true;
-    }
-  }
-  return false;
+  return moveVec<E>(src, ns, dst, nd, (m.srcFlat ? a : x.sbase + a) * es,
+                    (m.dstFlat ? a : x.dbase + a) * es, (b - a) * es, m.op,
+                    tid, nthr);
 }
 
 /// The move with the op dispatched: a copy (or a single contribution,

@@ -27,17 +27,13 @@ namespace purlin {
 namespace sm {
 
 constexpr int kThreads = PURLIN_SM_THREADS;
-/// Moves up to this many bytes per lane take the inlined path (latency);
-/// larger ones the general one (U vectors in flight per thread).
-constexpr int64_t kInlineBytes = 64 * 1024;
-
 /// One lane (thread block) of one rank. Element type E; the op comes with
 /// each move (the launch's op, or the clause's).
 template <class E> class Target {
 public:
   __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch)
       : S_(S), rank_(rank), lane_(lane), epoch_(epoch),
-        aux_(auxWords(S, rank)), gpu_(aux_[2] != 0) {}
+        aux_(auxWords(S, rank)) {}
 
   __device__ int rank() const { return rank_; }
   __device__ int lane() const { return lane_; }
@@ -56,18 +52,18 @@ public:
     return reinterpret_cast<exec::Move *>(storage);
   }
   __device__ void signal(uint64_t *w, uint64_t v) {
-    signalWord(w, v, !fenced_, gpu_);
+    signalWord(w, v, !fenced_, gpu());
     fenced_ = true;
   }
   __device__ bool wait(const uint64_t *w, uint64_t v) {
     acquire_ = true;
-    return waitWord(w, v, aux_, gpu_);
+    return waitWord(w, v, aux_, gpu());
   }
   /// After waits: each polling thread's acquire fence, then the lane's
   /// barrier, which passes the acquire on to the lane.
   __device__ bool barrierOr(bool v) {
     if (acquire_) {
-      fenceAcqRel(gpu_);
+      fenceAcqRel(gpu());
       acquire_ = false;
     }
     return __syncthreads_or(v) != 0;
@@ -92,23 +88,31 @@ public:
     }
     // Small contiguous moves inline (no call layers to fetch); the rest
     // through the general datapath.
-    if ((b - a) * (int64_t)sizeof(typename E::Raw) <= kInlineBytes &&
-        sm::moveInline<E>(m, a, b, tid, nthr))
+    if (sm::moveInline<E>(m, a, b, tid, nthr))
       return true;
     if (!sm::move<E>(m, a, b, tid, nthr))
       __trap(); // a reduction in a copy-only instantiation: a purlinc bug
     return true;
+  }
+  __device__ bool moveVec(const char *const *src, int nsrc, char *const *dst,
+                          int ndst, int64_t soff, int64_t doff, int64_t bytes,
+                          int op, int tid, int nthr) {
+    return sm::moveVec<E>(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
+                          nthr);
   }
   __device__ int64_t vecElems() const {
     return kVecBytes / (int64_t)sizeof(typename E::Raw);
   }
 
 private:
+  /// Every rank on this GPU: gpu-scope signals. Read where a sync needs it,
+  /// not at kernel start: a plan whose syncs are all skipped (one launch)
+  /// would otherwise wait on this load before its first data access.
+  __device__ bool gpu() const { return aux_[2] != 0; }
   const exec::Shared &S_;
   int rank_, lane_;
   uint64_t epoch_;
   const uint64_t *aux_;
-  bool gpu_;             // every rank on this GPU: gpu-scope signals
   bool acquire_ = false; // polled since the last barrierOr (this thread)
   bool aborted_ = false;
   bool fenced_ = false; // a fence since the last barrier (leader)
@@ -142,6 +146,17 @@ inline bool cooperativeLaunch() {
   return on;
 }
 
+/// Threads per lane: kThreads, or PURLIN_LANE_THREADS (a multiple of 32 up
+/// to kThreads; for measuring what the lane's size costs at small sizes).
+inline int laneThreads() {
+  static const int n = [] {
+    const char *e = getenv("PURLIN_LANE_THREADS");
+    const int v = e ? atoi(e) : 0;
+    return v >= 32 && v <= kThreads && v % 32 == 0 ? v : kThreads;
+  }();
+  return n;
+}
+
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
                   void *stream) {
   if (n <= 0 || S->L <= 0)
@@ -150,13 +165,13 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
     int dev = 0, sms = 0, per = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, kThreads, 0);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, laneThreads(), 0);
     if ((int64_t)per * sms < (int64_t)S->L * n)
       return (int)cudaErrorCooperativeLaunchTooLarge;
   }
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
-  cfg.blockDim = dim3(kThreads, 1, 1);
+  cfg.blockDim = dim3(laneThreads(), 1, 1);
   cfg.dynamicSmemBytes = 0;
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attr[1];
