@@ -31,9 +31,14 @@ constexpr int kThreads = PURLIN_SM_THREADS;
 /// each move (the launch's op, or the clause's).
 template <class E> class Target {
 public:
-  __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch)
+  /// `syncs`: some notify or wait of the plan runs in this launch. Only
+  /// then is the aux word read (at kernel start, where its latency hides);
+  /// a plan whose syncs are all skipped must not wait on that load before
+  /// its first data access.
+  __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch,
+                    bool syncs)
       : S_(S), rank_(rank), lane_(lane), epoch_(epoch),
-        aux_(auxWords(S, rank)) {}
+        aux_(auxWords(S, rank)), gpu_(syncs && aux_[2] != 0) {}
 
   __device__ int rank() const { return rank_; }
   __device__ int lane() const { return lane_; }
@@ -105,14 +110,12 @@ public:
   }
 
 private:
-  /// Every rank on this GPU: gpu-scope signals. Read where a sync needs it,
-  /// not at kernel start: a plan whose syncs are all skipped (one launch)
-  /// would otherwise wait on this load before its first data access.
-  __device__ bool gpu() const { return aux_[2] != 0; }
+  __device__ bool gpu() const { return gpu_; }
   const exec::Shared &S_;
   int rank_, lane_;
   uint64_t epoch_;
   const uint64_t *aux_;
+  bool gpu_;             // every rank on this GPU: gpu-scope signals
   bool acquire_ = false; // polled since the last barrierOr (this thread)
   bool aborted_ = false;
   bool fenced_ = false; // a fence since the last barrier (leader)
@@ -191,7 +194,7 @@ __global__ void __launch_bounds__(kThreads)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
-  Target<E> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0);
+  Target<E> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
   Plan::run(t);
 }
 
