@@ -566,7 +566,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   const int64_t pieces = (int64_t)S.K * S.L,
                 piece = (int64_t)chunk * S.L + t.lane();
   const int op = detail::clauseOp<C>(S);
-  if (!(flags & kFlagged) && (C::kFromRole == kEvery) &&
+  if (!(flags & kFlagged) &&
       consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece, op))
     return;
   if (sel == kSelMine) {

@@ -246,7 +246,7 @@ template <bool Flagged> struct HandPush : Keeps {
   template <class T> __device__ static void run(T &t) {
     const Shared &S = t.shared();
     const int r = t.rank();
-    const int64_t lines = S.P.s[1] / 4; // 4 bf16 per line
+    const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
     const uint64_t *in = (const uint64_t *)S.buf[r][0];
     const uint32_t flag = (uint32_t)t.epoch();
     for (int q = 0; q < S.R; ++q) {
@@ -255,10 +255,10 @@ template <bool Flagged> struct HandPush : Keeps {
            j += (int64_t)S.L * blockDim.x) {
         const uint64_t d = in[j];
         if (Flagged) {
-          purlin::sm::storeLine(slot + j * 16, d, flag);
+          purlin::sm::storeLine(slot + j * purlin::sm::kLineBytes, d, flag);
         } else {
           uint4 v = make_uint4((uint32_t)d, flag, (uint32_t)(d >> 32), flag);
-          *(uint4 *)(slot + j * 16) = v;
+          *(uint4 *)(slot + j * purlin::sm::kLineBytes) = v;
         }
       }
     }

@@ -407,9 +407,9 @@ __device__ __forceinline__ bool moveVec(const char *const *src, int ns,
 }
 
 /// The small-message path, inlined into the kernel: names [a, b) of a
-/// one-dimensional box, contiguous (or flat) on both sides, every pointer
-/// 16-byte aligned and whole vectors, at most kFastPtrs sources and
-/// destinations. Returns false (nothing done) for any other move.
+/// one-dimensional box, contiguous (or flat) on both sides, at most
+/// kFastPtrs sources and destinations, as a register move (moveVec).
+/// Returns false (nothing done) for any other move.
 template <class E>
 __device__ __forceinline__ bool moveInline(const exec::Move &m, int64_t a,
                                            int64_t b, int tid, int nthr) {

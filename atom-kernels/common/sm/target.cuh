@@ -57,18 +57,18 @@ public:
     return reinterpret_cast<exec::Move *>(storage);
   }
   __device__ void signal(uint64_t *w, uint64_t v) {
-    signalWord(w, v, !fenced_, gpu());
+    signalWord(w, v, !fenced_, gpu_);
     fenced_ = true;
   }
   __device__ bool wait(const uint64_t *w, uint64_t v) {
     acquire_ = true;
-    return waitWord(w, v, aux_, gpu());
+    return waitWord(w, v, aux_, gpu_);
   }
   /// After waits: each polling thread's acquire fence, then the lane's
   /// barrier, which passes the acquire on to the lane.
   __device__ bool barrierOr(bool v) {
     if (acquire_) {
-      fenceAcqRel(gpu());
+      fenceAcqRel(gpu_);
       acquire_ = false;
     }
     return __syncthreads_or(v) != 0;
@@ -110,7 +110,6 @@ public:
   }
 
 private:
-  __device__ bool gpu() const { return gpu_; }
   const exec::Shared &S_;
   int rank_, lane_;
   uint64_t epoch_;
