@@ -7,7 +7,7 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$1 gen=$2 out=$3
-exec "${CXX:-c++}" -std=c++17 -O1 -I"$src/runtime/core/include" -I"$src/atom-kernels" \
+exec "${CXX:-c++}" -std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels" \
   -I"$src/runtime/host/include" -I"$gen" "$gen"/*.purlin.cpp "$gen"/registry.cpp \
   "$build/runtime/host/libpurlin_host_main.a" "$build/runtime/host/libpurlin_host.a" \
-  "$build/runtime/core/libpurlin_core.a" -lpthread -o "$out"
+  "$build/runtime/core/libpurlin_runtime_core.a" "$build/spec/libpurlin_spec.a" -lpthread -o "$out"

@@ -5,9 +5,9 @@
 // lucky schedule.
 #pragma once
 
-#include "common/entry.h"
-#include "common/exec.h"
-#include "purlin/core/DType.h"
+#include "purlin/spec/Entry.h"
+#include "purlin/spec/Exec.h"
+#include "purlin/spec/DType.h"
 
 #include <atomic>
 #include <chrono>

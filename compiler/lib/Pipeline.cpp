@@ -4,7 +4,7 @@
 #include "purlin/Dialect/Snac/Convert.h"
 #include "purlin/Passes/Passes.h"
 #include "purlin/Frontend/Parser.h"
-#include "purlin/Verify.h"
+#include "purlin/spec/Verify.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -2,7 +2,7 @@
 // written by CMake from PURLIN_GEN_DIR). For the GPU tests and the benchmark.
 #pragma once
 
-#include "common/entry.h"
+#include "purlin/spec/Entry.h"
 
 namespace purlin {
 namespace rt {

@@ -4,10 +4,10 @@
 
 #include "Bootstrap.h"
 #include "PeerMemory.h"
-#include "common/exec.h"
+#include "purlin/spec/Exec.h"
 #include "common/sm/aux.h"
-#include "purlin/core/Collective.h"
-#include "purlin/core/Launch.h"
+#include "purlin/spec/Collective.h"
+#include "purlin/runtime/Launch.h"
 
 #include <cuda_runtime.h>
 

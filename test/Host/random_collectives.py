@@ -195,13 +195,15 @@ def main():
                      if f.endswith(".purlin.cpp")) + [os.path.join(gen, "registry.cpp")]
     cmd = shlex.split(a.cxx) + [
         "-std=c++17", "-O1",
+        "-I" + os.path.join(a.src, "spec/include"),
         "-I" + os.path.join(a.src, "runtime/core/include"),
         "-I" + os.path.join(a.src, "atom-kernels"),
         "-I" + os.path.join(a.src, "runtime/host/include"),
         "-I" + gen] + sources + [
         os.path.join(a.build, "runtime/host/libpurlin_host_main.a"),
         os.path.join(a.build, "runtime/host/libpurlin_host.a"),
-        os.path.join(a.build, "runtime/core/libpurlin_core.a"),
+        os.path.join(a.build, "runtime/core/libpurlin_runtime_core.a"),
+        os.path.join(a.build, "spec/libpurlin_spec.a"),
         "-lpthread", "-o", runner]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

@@ -1,6 +1,6 @@
 // GPU end-to-end tests: every generated collective linked in, on virtual
 // ranks of one GPU, checked bit for bit against the reference evaluator
-// (purlin/core/Reference.h); CUDA-graph replays checked on the device;
+// (purlin/spec/Reference.h); CUDA-graph replays checked on the device;
 // validation errors and the timeout; table parameters (all_to_all_v: random
 // per-pair counts, their queries and rejections). Last line: "N passed, N
 // failed".
@@ -8,8 +8,8 @@
 //   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
 #include "GeneratedRegistry.h"
 #include "Testing.h"
-#include "purlin/core/Collective.h"
-#include "purlin/core/Reference.h"
+#include "purlin/spec/Collective.h"
+#include "purlin/spec/Reference.h"
 #include "purlin/purlin.h"
 
 #include <cuda_runtime.h>

@@ -6,7 +6,7 @@
 // host code; runs without a GPU.
 #include "check.h"
 
-#include "purlin/core/DType.h"
+#include "purlin/spec/DType.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,4 +1,4 @@
-// Unit tests of purlin/core/Collective.h: the plain description (write/read
+// Unit tests of purlin/spec/Collective.h: the plain description (write/read
 // round trips of every example, given as files from `purlinc --emit=desc`,
 // and of collectives built here; malformed descriptions), checkStructure,
 // checkBinding's errors, parseBindingList, applyBoundParams, sampleBindings
@@ -6,7 +6,7 @@
 //   purlin-unit_collective [DESC_FILE...]
 #include "check.h"
 
-#include "purlin/core/Reference.h"
+#include "purlin/spec/Reference.h"
 
 #include <fstream>
 #include <set>

@@ -1,4 +1,4 @@
-// Unit tests of the element-type conversions in purlin/core/DType.h:
+// Unit tests of the element-type conversions in purlin/spec/DType.h:
 // exhaustive decode of every f16, bf16, f8e4m3 and f8e5m2 code against an
 // independent decoder, round trips, and encoding of the values where
 // rounding is delicate (every midpoint between neighbouring codes and the
@@ -7,7 +7,7 @@
 // f8; NaN). Also names, sizes and the parsers of types and ops.
 #include "check.h"
 
-#include "purlin/core/DType.h"
+#include "purlin/spec/DType.h"
 
 #include <cmath>
 #include <cstring>

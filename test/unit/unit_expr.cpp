@@ -1,10 +1,10 @@
-// Unit tests of purlin/core/Expr.h: parsing and printing (canonical text,
+// Unit tests of purlin/spec/Expr.h: parsing and printing (canonical text,
 // round trips of random trees, errors with their columns), floor division
 // and modulo of negative numbers, overflow guards, linearity, substitution,
 // names, the C++ printer, and CompiledExpr against evaluate().
 #include "check.h"
 
-#include "purlin/core/Expr.h"
+#include "purlin/spec/Expr.h"
 
 #include <climits>
 #include <map>

@@ -1,4 +1,4 @@
-// Unit tests of the reference evaluator (purlin/core/Reference.h): every
+// Unit tests of the reference evaluator (purlin/spec/Reference.h): every
 // standard collective shape on hand-computed values, every element type and
 // reduction op against the contract at the top of DType.h (integer
 // wrap-around, avg truncation, f32 accumulation of narrow floats with one
@@ -6,7 +6,7 @@
 // writes keeping their poison.
 #include "check.h"
 
-#include "purlin/core/Reference.h"
+#include "purlin/spec/Reference.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,8 +3,8 @@
 // part of the direct all-reduce: nothing (launch + epoch), the two flag
 // barriers alone, the consume alone (racy reads, timing only), the whole
 // plan; each with 1 and 4 lanes. Differences place the time.
-#include "common/exec.h"
-#include "common/entry.h"
+#include "purlin/spec/Exec.h"
+#include "purlin/spec/Entry.h"
 #include "sm90/target.cuh"
 #include "purlin/purlin.h"
 

@@ -16,8 +16,8 @@
 //
 //   purlin-bench --nccl -C all_reduce -b 8 -e 4G -f 2 -d bf16 -o sum
 #include "GeneratedRegistry.h"
-#include "purlin/core/Collective.h"
-#include "purlin/core/Reference.h"
+#include "purlin/spec/Collective.h"
+#include "purlin/spec/Reference.h"
 #include "purlin/purlin.h"
 
 #include <cuda_runtime.h>

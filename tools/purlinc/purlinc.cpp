@@ -65,8 +65,8 @@ int main(int argc, char **argv) {
       "compile for host, sm_80, sm_90 or sm_100: with -o DIR (and no --emit) "
       "writes DIR/NAME.purlin.{cpp|cu,h} and DIR/registry.cpp");
   app.add_option("--strategy", opts.strategy,
-                 "SNAC strategy: auto (default: the size chooser), direct, "
-                 "direct_copy, two_shot, two_shot_copy, staged, staged_ll");
+                 "SNAC strategy: auto (default: the size chooser), " +
+                     purlin::strategyList());
   app.add_option("--lanes", opts.lanes, "lanes per rank (0: default)");
   app.add_option("--chunks", opts.chunks, "pipeline chunks (0: default)");
   app.add_option("--small-bytes", opts.smallBytes,

@@ -8,7 +8,7 @@
 //   aux[2]  1 when every rank is on one GPU: signals need only gpu scope.
 #pragma once
 
-#include "common/exec.h"
+#include "purlin/spec/Exec.h"
 
 namespace purlin {
 namespace sm {

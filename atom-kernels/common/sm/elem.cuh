@@ -15,14 +15,17 @@
 #include <cuda_fp8.h>
 #include <stdint.h>
 
-#include "common/exec.h"
+#include "purlin/spec/Exec.h"
+#include "purlin/spec/Numbering.h"
 
 namespace purlin {
 namespace sm {
 
-// DType.h numbering.
+// The numbering of purlin/spec/Numbering.h (kF32, kF16, ...).
 enum DTypeId : int {
-  kF32 = 0, kF16, kBF16, kF8E4M3, kF8E5M2, kI8, kU8, kI32, kI64, kF64
+#define PURLIN_X(E, name, bytes) k##E,
+  PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
 };
 
 // Elem concept: Raw (stored type), Acc (accumulator), kCanReduce,

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "common/exec.h"
+#include "purlin/spec/Exec.h"
 #include "common/sm/aux.h"
 #include "common/sm/elem.cuh"
 #include "common/sm/move.cuh"

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "common/exec.h"
+#include "purlin/spec/Exec.h"
 #include "common/sm/elem.cuh"
 
 namespace purlin {

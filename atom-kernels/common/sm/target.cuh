@@ -1,4 +1,4 @@
-// The SM load/store target: the Target contract of common/exec.h on one GPU
+// The SM load/store target: the Target contract of spec/include/purlin/spec/Exec.h on one GPU
 // generation, the kernel that runs a plan (grid: lanes x local ranks, one
 // lane = one thread block) and the entry that launches it.
 //
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "common/entry.h"
-#include "common/exec.h"
+#include "purlin/spec/Entry.h"
+#include "purlin/spec/Exec.h"
 #include "common/sm/aux.h"
 #include "common/sm/elem.cuh"
 #include "common/sm/lines.cuh"

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "purlin/Plan/Plan.h"
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Collective.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -50,7 +50,7 @@ struct BindOptions {
 /// `error` on an unknown parameter or a malformed value.
 bool bindParams(Collective &c, const BindOptions &opts, std::string &error);
 
-/// Runs the semantic checks (purlin/Verify.h) and prints every problem to
+/// Runs the semantic checks (purlin/spec/Verify.h) and prints every problem to
 /// `errs` at its source position. Returns false on an error.
 bool verifySource(const Source &src, const Collective &c,
                   llvm::raw_ostream &errs);
@@ -58,7 +58,7 @@ bool verifySource(const Source &src, const Collective &c,
 /// What purlinc prints.
 enum class EmitKind {
   Layout, // the layout dialect (MLIR)
-  Desc,   // the plain description (purlin/core/Collective.h, writeDesc)
+  Desc,   // the plain description (purlin/spec/Collective.h, writeDesc)
   Snac,   // the layout dialect plus its inferred, checked snac programs
   Plan,   // the snac programs as plain plan text (purlin/Plan/Plan.h)
   Atom,   // the plans lowered to executor/atom calls, for --target
@@ -74,7 +74,7 @@ struct EmitOptions {
   std::string target = "host";   // host, sm_80, sm_90, sm_100
   std::string strategy = "auto"; // purlin-snac-infer options
   int lanes = 0, chunks = 0;
-  int64_t smallBytes = 256 * 1024;
+  int64_t smallBytes = kDefaultSmallBytes;
   int checkRanks = 5;            // purlin-snac-check max-ranks
 };
 

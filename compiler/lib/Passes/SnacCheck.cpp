@@ -1,6 +1,7 @@
 // purlin-snac-check: proves snac programs free of races and deadlocks by
 // simulation (purlin/Plan, checkPlan), reporting each problem at its step.
 #include "purlin/Passes/Passes.h"
+#include "purlin/Plan/Plan.h"
 
 #include "purlin/Dialect/Layout/Convert.h"
 #include "purlin/Dialect/Snac/Convert.h"

@@ -2,6 +2,7 @@
 // The inference itself is plain C++ (purlin/Plan, inferPlans); this pass
 // exports each collective, infers its plans and builds their programs.
 #include "purlin/Passes/Passes.h"
+#include "purlin/Plan/Plan.h"
 
 #include "purlin/Dialect/Layout/Convert.h"
 #include "purlin/Dialect/Snac/Convert.h"

@@ -7,44 +7,6 @@
 namespace purlin {
 
 namespace {
-const char *const kStepKinds[] = {"stage", "notify", "wait", "consume"};
-const char *const kStageModes[] = {"expose", "copy", "push"};
-const char *const kPeerSets[] = {"all", "srcs", "dsts"};
-const char *const kSelections[] = {"mine", "owned"};
-const char *const kSources[] = {"input", "scratch", "staging"};
-const char *const kDests[] = {"self", "all"};
-
-template <class E, size_t N>
-bool parseName(const char *const (&names)[N], const std::string &s, E &out) {
-  for (size_t i = 0; i < N; ++i)
-    if (s == names[i]) {
-      out = (E)i;
-      return true;
-    }
-  return false;
-}
-} // namespace
-
-const char *stepKindName(StepKind k) { return kStepKinds[(int)k]; }
-const char *stageModeName(StageMode m) { return kStageModes[(int)m]; }
-const char *peerSetName(PeerSet p) { return kPeerSets[(int)p]; }
-const char *selectionName(Selection s) { return kSelections[(int)s]; }
-const char *sourceKindName(SourceKind s) { return kSources[(int)s]; }
-const char *destKindName(DestKind d) { return kDests[(int)d]; }
-bool parseStageMode(const std::string &s, StageMode &o) { return parseName(kStageModes, s, o); }
-bool parsePeerSet(const std::string &s, PeerSet &o) { return parseName(kPeerSets, s, o); }
-bool parseSelection(const std::string &s, Selection &o) { return parseName(kSelections, s, o); }
-bool parseSourceKind(const std::string &s, SourceKind &o) { return parseName(kSources, s, o); }
-bool parseDestKind(const std::string &s, DestKind &o) { return parseName(kDests, s, o); }
-
-const std::vector<std::string> &strategyNames() {
-  static const std::vector<std::string> names = {
-      "direct", "direct_copy", "two_shot", "two_shot_copy", "staged",
-      "staged_ll"};
-  return names;
-}
-
-namespace {
 struct Builder {
   Plan &p;
   int signal(const std::string &name) {
@@ -201,9 +163,7 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
     out.chunks = chunks < 1 ? 1 : chunks;
     stagedLL(c, b);
   } else {
-    error = "unknown strategy '" + strategy +
-            "' (direct, direct_copy, two_shot, two_shot_copy, staged, "
-            "staged_ll, auto)";
+    error = "unknown strategy '" + strategy + "' (" + strategyList() + ", auto)";
     return false;
   }
   return true;
@@ -231,8 +191,9 @@ bool twoShotPays(const Collective &c) {
 bool inferPlans(const Collective &c, const InferOptions &opts,
                 std::vector<Plan> &plans, std::string &error) {
   plans.clear();
-  if (c.clauses.size() > 4) {
-    error = "at most 4 clauses per collective are supported";
+  if (c.clauses.size() > (size_t)limits::kMaxClauses) {
+    error = "at most " + std::to_string(limits::kMaxClauses) +
+            " clauses per collective are supported";
     return false;
   }
   if (opts.strategy != "auto") {
@@ -270,40 +231,6 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&
          add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
-}
-
-std::string writePlan(const Plan &p) {
-  std::string s = "plan " + p.strategy + " lanes " + std::to_string(p.lanes) +
-                  " chunks " + std::to_string(p.chunks) + "\n";
-  for (size_t i = 0; i < p.signals.size(); ++i)
-    s += "  signal " + std::to_string(i) + " " + p.signals[i] + "\n";
-  for (auto &st : p.steps) {
-    s += std::string(st.chunked ? "  chunk " : "  ") + stepKindName(st.kind) +
-         " clause " + std::to_string(st.clause);
-    switch (st.kind) {
-    case StepKind::Stage:
-      s += std::string(" ") + stageModeName(st.stage);
-      if (st.flagged)
-        s += " flagged";
-      break;
-    case StepKind::Notify:
-    case StepKind::Wait:
-      s += " " + p.signals[st.signal] + " " + peerSetName(st.peers);
-      if (st.allLanes)
-        s += " all_lanes";
-      if (st.boundary)
-        s += " boundary";
-      break;
-    case StepKind::Consume:
-      s += std::string(" ") + selectionName(st.sel) + " " +
-           sourceKindName(st.src) + " " + destKindName(st.dst);
-      if (st.flagged)
-        s += " flagged";
-      break;
-    }
-    s += "\n";
-  }
-  return s;
 }
 
 } // namespace purlin

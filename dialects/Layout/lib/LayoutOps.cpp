@@ -6,7 +6,7 @@
 // `.purlin`.
 #include "purlin/Dialect/Layout/Convert.h"
 #include "purlin/Dialect/Layout/LayoutOps.h"
-#include "purlin/Verify.h"
+#include "purlin/spec/Verify.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

@@ -1,5 +1,6 @@
 #include "purlin/Dialect/Snac/SnacOps.h"
 #include "purlin/Dialect/Layout/LayoutOps.h"
+#include "purlin/spec/Vocabulary.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -9,6 +10,28 @@ using namespace purlin::snac;
 
 #include "purlin/Dialect/Snac/SnacDialect.cpp.inc"
 #include "purlin/Dialect/Snac/SnacEnums.cpp.inc"
+
+// The ODS enums are the spec's vocabulary (purlin/spec/Vocabulary.h), value
+// for value: the conversions to and from plain plans cast between them, and
+// the names are checked by the tests that round-trip programs.
+#define PURLIN_SAME(E, SPEC, ODS)                                              \
+  static_assert((int)E::ODS == (int)::purlin::E::SPEC, "snac." #E " drifted")
+PURLIN_SAME(StageMode, Expose, expose);
+PURLIN_SAME(StageMode, Copy, copy);
+PURLIN_SAME(StageMode, Push, push);
+PURLIN_SAME(PeerSet, All, all);
+PURLIN_SAME(PeerSet, Srcs, srcs);
+PURLIN_SAME(PeerSet, Dsts, dsts);
+PURLIN_SAME(Selection, Mine, mine);
+PURLIN_SAME(Selection, Owned, owned);
+#undef PURLIN_SAME
+static_assert((int)Source::input == (int)::purlin::SourceKind::Input &&
+                  (int)Source::scratch == (int)::purlin::SourceKind::Scratch &&
+                  (int)Source::staging == (int)::purlin::SourceKind::Staging,
+              "snac.Source drifted");
+static_assert((int)Dest::self == (int)::purlin::DestKind::Self &&
+                  (int)Dest::all == (int)::purlin::DestKind::All,
+              "snac.Dest drifted");
 
 void SnacDialect::initialize() {
   addOperations<

@@ -1,4 +1,4 @@
-#include "purlin/core/Launch.h"
+#include "purlin/runtime/Launch.h"
 
 namespace purlin {
 

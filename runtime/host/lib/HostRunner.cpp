@@ -1,8 +1,8 @@
 #include "purlin/host/HostRunner.h"
 
 #include "host/target.h"
-#include "purlin/core/Launch.h"
-#include "purlin/core/Reference.h"
+#include "purlin/runtime/Launch.h"
+#include "purlin/spec/Reference.h"
 
 #include <cstdio>
 #include <thread>

@@ -3,7 +3,7 @@
 // ranks, counts, element types, ops, roots and in-place, checking every
 // result against the reference evaluator, and prints a table.
 #include "purlin/host/HostRunner.h"
-#include "purlin/core/Launch.h"
+#include "purlin/runtime/Launch.h"
 
 #include <cstdio>
 #include <algorithm>

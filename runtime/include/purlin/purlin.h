@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/entry.h" /* purlin_collective_info: what purlinc exports */
+#include "purlin/spec/Entry.h" /* purlin_collective_info: what purlinc exports */
+#include "purlin/spec/Numbering.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,13 +46,20 @@ typedef enum purlinStatus {
   PURLIN_ERR_BAD_COLLECTIVE = 14   /* not compiled for a GPU, bad description */
 } purlinStatus;
 
-/* Element types and ops: the numbering of purlin/core/DType.h. */
+/* Element types and ops: PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16,
+ * PURLIN_F8E4M3, PURLIN_F8E5M2, PURLIN_I8, PURLIN_U8, PURLIN_I32, PURLIN_I64,
+ * PURLIN_F64; PURLIN_COPY = 0, PURLIN_SUM, PURLIN_PROD, PURLIN_MIN,
+ * PURLIN_MAX, PURLIN_AVG -- expanded from the one numbering of
+ * purlin/spec/Numbering.h. */
 typedef enum purlinDataType {
-  PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16, PURLIN_F8E4M3, PURLIN_F8E5M2,
-  PURLIN_I8, PURLIN_U8, PURLIN_I32, PURLIN_I64, PURLIN_F64
+#define PURLIN_X(E, name, bytes) PURLIN_##E,
+  PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
 } purlinDataType;
 typedef enum purlinRedOp {
-  PURLIN_COPY = 0, PURLIN_SUM, PURLIN_PROD, PURLIN_MIN, PURLIN_MAX, PURLIN_AVG
+#define PURLIN_X(E, Camel, name) PURLIN_##E,
+  PURLIN_REDOPS(PURLIN_X)
+#undef PURLIN_X
 } purlinRedOp;
 
 typedef struct purlinComm *purlinComm_t;

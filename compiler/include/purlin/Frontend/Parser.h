@@ -2,10 +2,10 @@
 // docs/language.md). It builds a purlin::Collective with a SrcLoc on every
 // parameter, buffer, clause, coordinate, access and op, and stops at the
 // first syntax error. Semantic rules are not checked here: they belong to
-// checkStructure / checkBinding (see purlin/Verify.h).
+// checkStructure / checkBinding (see purlin/spec/Verify.h).
 #pragma once
 
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Collective.h"
 
 #include <string>
 

@@ -4,6 +4,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "purlin/Dialect/Snac/SnacOps.h"
+#include "purlin/spec/Plan.h"
 
 namespace purlin {
 #define GEN_PASS_DECL

@@ -28,7 +28,7 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "lanes per rank (0: the chooser's default)">,
     Option<"chunks", "chunks", "int", "0",
            "chunks of the staged strategy's pipeline (0: default, 4)">,
-    Option<"smallBytes", "small-bytes", "int64_t", "262144",
+    Option<"smallBytes", "small-bytes", "int64_t", "::purlin::kDefaultSmallBytes",
            "auto: below this many bytes per rank, one-shot">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];

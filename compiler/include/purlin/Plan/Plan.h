@@ -1,86 +1,14 @@
-// A SNAC plan: the per-rank, per-lane program of Stage, Notify And Consume
-// steps that purlin infers for a collective. The snac dialect is its MLIR
-// form (dialects/Snac); this plain form is what inference builds, what the
-// checker simulates and what the targets lower. MLIR-free.
-//
-// A plan is SPMD: every rank r runs the same steps on each of its L lanes,
-// each lane on its slice of every step's names (atom-kernels/common/exec.h
-// gives the exact semantics). Steps marked `chunked` form the chunk loop:
-// they run once per chunk c = 0..K-1, in order.
+// SNAC in the compiler: inference of plans from a collective, the checker
+// that proves them, and their lowering to a target's C++ (the plain plan
+// itself and its vocabulary are the spec's: purlin/spec/Plan.h). MLIR-free.
 #pragma once
 
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Plan.h"
 
 #include <string>
 #include <vector>
 
 namespace purlin {
-
-enum class StepKind { Stage, Notify, Wait, Consume };
-/// stage: expose (inputs are read in place by peers: no data moves), copy
-/// (this rank copies its input into its own peer-visible scratch), push
-/// (this rank writes its contributions into each destination's staging).
-enum class StageMode { Expose, Copy, Push };
-/// Peers of rank r (exec::Peers): every rank, the ranks whose names r
-/// receives (srcs), the ranks that receive r's names (dsts).
-enum class PeerSet { All, Srcs, Dsts };
-/// consume: the names r receives (mine), or part r of all names (owned).
-enum class Selection { Mine, Owned };
-enum class SourceKind { Input, Scratch, Staging };
-enum class DestKind { Self, All };
-
-const char *stepKindName(StepKind k);
-const char *stageModeName(StageMode m);
-const char *peerSetName(PeerSet p);
-const char *selectionName(Selection s);
-const char *sourceKindName(SourceKind s);
-const char *destKindName(DestKind d);
-bool parseStageMode(const std::string &s, StageMode &out);
-bool parsePeerSet(const std::string &s, PeerSet &out);
-bool parseSelection(const std::string &s, Selection &out);
-bool parseSourceKind(const std::string &s, SourceKind &out);
-bool parseDestKind(const std::string &s, DestKind &out);
-
-struct Step {
-  StepKind kind = StepKind::Stage;
-  int clause = 0;
-  bool chunked = false;
-  // stage
-  StageMode stage = StageMode::Expose;
-  // notify / wait
-  int signal = -1;
-  PeerSet peers = PeerSet::All;
-  bool allLanes = false; // wait: for every lane of each peer, not just lane l
-  // notify / wait that only order against the launch boundary (inputs
-  // written before the launch; peers done before the caller or the next
-  // launch reuses a buffer). A target skips them when every rank of the
-  // communicator runs in one launch, whose start and end order all ranks.
-  bool boundary = false;
-  // stage push / consume from staging: the low-latency protocol. Each
-  // staged line carries its flag (the epoch) with the data, so the consume
-  // polls the lines themselves: no separate notify and wait.
-  bool flagged = false;
-  // consume
-  Selection sel = Selection::Mine;
-  SourceKind src = SourceKind::Input;
-  DestKind dst = DestKind::Self;
-  SrcLoc loc; // tag: the snac op this step came from, when it did
-};
-
-struct Plan {
-  std::string strategy;
-  int lanes = 1, chunks = 1;
-  std::vector<std::string> signals;
-  std::vector<Step> steps;
-  // In place: right with each rank's outputs overlapping its inputs
-  // anyhow (inplaceSafe), or with each output at the address of an input
-  // of its element type (inplaceSame; implied by inplaceSafe).
-  bool inplaceSafe = false;
-  bool inplaceSame = false;
-  // The size band the chooser picked this plan for: bytes of the largest
-  // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
-  int64_t minBytes = 0, maxBytes = -1;
-};
 
 /// Strategies SNAC inference knows:
 ///  direct      one-shot: inputs exposed, each destination reads and
@@ -99,10 +27,8 @@ struct InferOptions {
   std::string strategy = "auto";
   int lanes = 0;  // 0: the chooser's default for the strategy
   int chunks = 0; // 0: the chooser's default
-  int64_t smallBytes = 256 * 1024; // auto: below this, one-shot
+  int64_t smallBytes = kDefaultSmallBytes; // auto: below this, one-shot
 };
-
-const std::vector<std::string> &strategyNames();
 
 /// Infers the plans of `c` (which must pass checkStructure). With strategy
 /// "auto", the chooser's plans, each with its size band; otherwise one plan.
@@ -144,8 +70,5 @@ bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
 bool emitCode(const Collective &c, const std::vector<Plan> &plans,
               const std::string &target, std::string &source,
               std::string &header, std::string &error);
-
-/// Text form of a plan, for --emit=plan and the tests.
-std::string writePlan(const Plan &p);
 
 } // namespace purlin

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "purlin/Dialect/Layout/LayoutOps.h"
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Collective.h"
 
 #include "mlir/IR/Builders.h"
 

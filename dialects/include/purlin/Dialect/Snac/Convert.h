@@ -4,7 +4,7 @@
 #pragma once
 
 #include "purlin/Dialect/Snac/SnacOps.h"
-#include "purlin/Plan/Plan.h"
+#include "purlin/spec/Plan.h"
 
 #include "mlir/IR/Builders.h"
 

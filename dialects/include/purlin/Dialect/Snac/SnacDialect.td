@@ -18,7 +18,7 @@ def Snac_Dialect : Dialect {
     Steps inside `snac.chunks` run once per chunk, pipelined.
 
     The semantics of each step (which names, which peers) are those of
-    `atom-kernels/common/exec.h`; `purlin-snac-check` simulates a program
+    `spec/include/purlin/spec/Exec.h`; `purlin-snac-check` simulates a program
     for several rank counts and proves it free of races and deadlocks.
   }];
 }

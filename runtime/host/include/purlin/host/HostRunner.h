@@ -3,8 +3,8 @@
 // rank's outputs bit for bit against the reference evaluator.
 #pragma once
 
-#include "common/entry.h"
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Entry.h"
+#include "purlin/spec/Collective.h"
 
 #include <string>
 #include <vector>

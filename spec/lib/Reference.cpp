@@ -1,4 +1,4 @@
-#include "purlin/core/Reference.h"
+#include "purlin/spec/Reference.h"
 
 #include <cstring>
 

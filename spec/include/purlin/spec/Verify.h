@@ -4,7 +4,7 @@
 // bindings to check them under and keeps that enumeration bounded.
 #pragma once
 
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Collective.h"
 
 #include <vector>
 

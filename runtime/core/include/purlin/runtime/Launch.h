@@ -3,9 +3,9 @@
 // executor's Params, choose the plan for the call. MLIR-free.
 #pragma once
 
-#include "common/entry.h"
-#include "common/exec.h"
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Entry.h"
+#include "purlin/spec/Exec.h"
+#include "purlin/spec/Collective.h"
 
 #include <string>
 

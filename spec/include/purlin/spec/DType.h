@@ -15,17 +15,32 @@
 //    contributions; min(a, b) = b < a ? b : a; max(a, b) = a < b ? b : a.
 #pragma once
 
+#include "purlin/spec/Numbering.h"
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 namespace purlin {
 
-enum class DType : uint8_t { F32, F16, BF16, F8E4M3, F8E5M2, I8, U8, I32, I64, F64 };
-constexpr int kNumDTypes = 10;
+// The numbering is Numbering.h's, shared with the C API and the atoms.
+enum class DType : uint8_t {
+#define PURLIN_X(E, name, bytes) E,
+  PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
+};
+#define PURLIN_X(E, name, bytes) +1
+constexpr int kNumDTypes = 0 PURLIN_DTYPES(PURLIN_X);
+#undef PURLIN_X
 
-enum class RedOp : uint8_t { Copy, Sum, Prod, Min, Max, Avg };
-constexpr int kNumRedOps = 6;
+enum class RedOp : uint8_t {
+#define PURLIN_X(E, Camel, name) Camel,
+  PURLIN_REDOPS(PURLIN_X)
+#undef PURLIN_X
+};
+#define PURLIN_X(E, Camel, name) +1
+constexpr int kNumRedOps = 0 PURLIN_REDOPS(PURLIN_X);
+#undef PURLIN_X
 
 const char *dtypeName(DType t);
 bool parseDType(const std::string &s, DType &out);

@@ -1,4 +1,4 @@
-#include "purlin/core/DType.h"
+#include "purlin/spec/DType.h"
 
 #include <cmath>
 #include <random>
@@ -6,10 +6,15 @@
 namespace purlin {
 
 namespace {
-const char *const kDTypeNames[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2",
-                                   "i8",  "u8",  "i32",  "i64",    "f64"};
-const int kDTypeSizes[] = {4, 2, 2, 1, 1, 1, 1, 4, 8, 8};
-const char *const kOpNames[] = {"copy", "sum", "prod", "min", "max", "avg"};
+#define PURLIN_X(E, name, bytes) name,
+const char *const kDTypeNames[] = {PURLIN_DTYPES(PURLIN_X)};
+#undef PURLIN_X
+#define PURLIN_X(E, name, bytes) bytes,
+const int kDTypeSizes[] = {PURLIN_DTYPES(PURLIN_X)};
+#undef PURLIN_X
+#define PURLIN_X(E, Camel, name) name,
+const char *const kOpNames[] = {PURLIN_REDOPS(PURLIN_X)};
+#undef PURLIN_X
 
 uint32_t bitsOf(float f) {
   uint32_t x;

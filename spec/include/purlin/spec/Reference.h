@@ -3,7 +3,7 @@
 // target (host threads, GPUs) is checked against, bit for bit.
 #pragma once
 
-#include "purlin/core/Collective.h"
+#include "purlin/spec/Collective.h"
 
 #include <cstdint>
 #include <string>

@@ -14,8 +14,9 @@
 // ascending contributor rank (see DType.h).
 #pragma once
 
-#include "purlin/core/DType.h"
-#include "purlin/core/Expr.h"
+#include "purlin/spec/DType.h"
+#include "purlin/spec/Expr.h"
+#include "purlin/spec/Vocabulary.h"
 
 #include <map>
 #include <string>
@@ -102,7 +103,11 @@ struct Collective {
 
 /// How a clause picks the ranks of a name's contributors or destinations.
 struct RankRole {
-  enum Kind { Every, Coord, Fixed } kind = Every;
+  enum Kind {
+    Every = (int)RoleKind::Every,
+    Coord = (int)RoleKind::Coord,
+    Fixed = (int)RoleKind::Fixed
+  } kind = Every;
   int dim = -1; // Coord: the dim whose coordinate is the rank
   Expr fixed;   // Fixed: an expression of parameters
 };

@@ -1,4 +1,4 @@
-#include "purlin/Verify.h"
+#include "purlin/spec/Verify.h"
 
 #include <algorithm>
 #include <limits>

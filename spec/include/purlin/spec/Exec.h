@@ -19,6 +19,9 @@
 
 #include <stdint.h>
 
+#include "purlin/spec/Numbering.h"
+#include "purlin/spec/Vocabulary.h"
+
 #if defined(__CUDACC__)
 #define PURLIN_HD __host__ __device__ __forceinline__
 #else
@@ -28,40 +31,47 @@
 namespace purlin {
 namespace exec {
 
-// Limits and capacities, in one place.
-constexpr int kMaxRanks = 32;     // ranks of a communicator
-constexpr int kMaxBuffers = 4;    // buffers of a collective, inputs and outputs
-constexpr int kMaxClauses = 4;    // clauses of a collective
-constexpr int kMaxScalars = 12;   // ranks, counts and roots
-constexpr int kMaxTables = 3;     // table parameters
-constexpr int kMaxTableWords = 96; // table entries in all
-constexpr int kMaxDims = 6;       // coordinates of a clause
-constexpr int kMaxSignals = 8;    // signal names of a plan
-constexpr int kRegPtrs = 8;       // pointers of a register move (moveVec)
+// Limits and capacities: Vocabulary.h's.
+using namespace purlin::limits;
 
-// How a clause picks contributor or destination ranks (Collective.h RankRole).
-enum Role : int { kEvery = 0, kCoord = 1, kFixed = 2 };
+// The vocabulary (Vocabulary.h) as the ints that generated code passes.
+// How a clause picks contributor or destination ranks.
+enum Role : int {
+  kEvery = (int)RoleKind::Every,
+  kCoord = (int)RoleKind::Coord,
+  kFixed = (int)RoleKind::Fixed,
+};
 // Which peers a notify or a wait addresses, relative to this rank r.
 enum Peers : int {
-  kPeersAll = 0,  // every rank
-  kPeersSrcs = 1, // ranks that contribute names that r receives
-  kPeersDsts = 2, // ranks that receive names that r contributes
+  kPeersAll = (int)PeerSet::All,   // every rank
+  kPeersSrcs = (int)PeerSet::Srcs, // ranks that contribute names that r receives
+  kPeersDsts = (int)PeerSet::Dsts, // ranks that receive names that r contributes
 };
-enum Select : int { kSelMine = 0, kSelOwned = 1 };
-enum Source : int { kSrcInput = 0, kSrcScratch = 1, kSrcStaging = 2 };
-enum Dest : int { kDstSelf = 0, kDstAll = 1 };
-// notify / wait flags: kAllLanes (wait for every lane of each peer),
-// kBoundary (only orders against the launch boundary: skipped when every
-// rank runs in one launch, Shared::oneLaunch).
-enum SyncFlags : int { kAllLanes = 1, kBoundary = 2 };
-// stage push / consume from staging: kFlagged, the low-latency protocol
-// (every staged line carries this launch's flag beside its data).
-enum MoveFlags : int { kFlagged = 4 };
+enum Select : int {
+  kSelMine = (int)Selection::Mine,
+  kSelOwned = (int)Selection::Owned,
+};
+enum Source : int {
+  kSrcInput = (int)SourceKind::Input,
+  kSrcScratch = (int)SourceKind::Scratch,
+  kSrcStaging = (int)SourceKind::Staging,
+};
+enum Dest : int { kDstSelf = (int)DestKind::Self, kDstAll = (int)DestKind::All };
+// Step flags: purlin::kAllLanes, kBoundary, kFlagged (Vocabulary.h).
+using purlin::kAllLanes;
+using purlin::kBoundary;
+using purlin::kFlagged;
 // Move::ll: which side is in flagged lines (the target's line format: 8
 // data bytes per 16-byte line), addressed flat like a staging slot.
 enum LineSide : int { kLinesNone = 0, kLinesDst = 1, kLinesSrc = 2 };
-// Reduction ops, in DType.h's order. kOpParam: the launch's op.
-enum Op : int { kCopy = 0, kSum, kProd, kMin, kMax, kAvg, kOpParam = -1 };
+// Reduction ops, in Numbering.h's order (kCopy, kSum, ...). kOpParam: the
+// launch's op.
+enum Op : int {
+#define PURLIN_X(E, Camel, name) k##Camel,
+  PURLIN_REDOPS(PURLIN_X)
+#undef PURLIN_X
+  kOpParam = -1
+};
 
 /// Parameter values of a launch, by slot: scalars (ranks, counts, roots) in
 /// the order the collective declares them, then tables.

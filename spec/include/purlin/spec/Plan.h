@@ -1,0 +1,88 @@
+// A SNAC plan in plain form: the per-rank, per-lane program of Stage,
+// Notify And Consume steps that purlin infers for a collective. The snac
+// dialect is its MLIR form (dialects/Snac); this plain form is what
+// inference builds, what the checker simulates and what the targets lower.
+//
+// A plan is SPMD: every rank r runs the same steps on each of its L lanes,
+// each lane on its slice of every step's names (Exec.h gives the exact
+// semantics). Steps marked `chunked` form the chunk loop: they run once per
+// chunk c = 0..K-1, in order.
+#pragma once
+
+#include "purlin/spec/Collective.h"
+#include "purlin/spec/Vocabulary.h"
+
+#include <string>
+#include <vector>
+
+namespace purlin {
+
+/// Names of the vocabulary in the text forms (--emit=plan, the snac
+/// dialect's keywords) and their parsers.
+const char *stepKindName(StepKind k);
+const char *stageModeName(StageMode m);
+const char *peerSetName(PeerSet p);
+const char *selectionName(Selection s);
+const char *sourceKindName(SourceKind s);
+const char *destKindName(DestKind d);
+bool parseStageMode(const std::string &s, StageMode &out);
+bool parsePeerSet(const std::string &s, PeerSet &out);
+bool parseSelection(const std::string &s, Selection &out);
+bool parseSourceKind(const std::string &s, SourceKind &out);
+bool parseDestKind(const std::string &s, DestKind &out);
+
+struct Step {
+  StepKind kind = StepKind::Stage;
+  int clause = 0;
+  bool chunked = false;
+  // stage
+  StageMode stage = StageMode::Expose;
+  // notify / wait
+  int signal = -1;
+  PeerSet peers = PeerSet::All;
+  bool allLanes = false; // wait: for every lane of each peer, not just lane l
+  // notify / wait that only order against the launch boundary (inputs
+  // written before the launch; peers done before the caller or the next
+  // launch reuses a buffer). A target skips them when every rank of the
+  // communicator runs in one launch, whose start and end order all ranks.
+  bool boundary = false;
+  // stage push / consume from staging: the low-latency protocol. Each
+  // staged line carries its flag (the epoch) with the data, so the consume
+  // polls the lines themselves: no separate notify and wait.
+  bool flagged = false;
+  // consume
+  Selection sel = Selection::Mine;
+  SourceKind src = SourceKind::Input;
+  DestKind dst = DestKind::Self;
+  SrcLoc loc; // tag: the snac op this step came from, when it did
+};
+
+struct Plan {
+  std::string strategy;
+  int lanes = 1, chunks = 1;
+  std::vector<std::string> signals;
+  std::vector<Step> steps;
+  // In place: right with each rank's outputs overlapping its inputs
+  // anyhow (inplaceSafe), or with each output at the address of an input
+  // of its element type (inplaceSame; implied by inplaceSafe).
+  bool inplaceSafe = false;
+  bool inplaceSame = false;
+  // The size band the chooser picked this plan for: bytes of the largest
+  // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
+  int64_t minBytes = 0, maxBytes = -1;
+};
+
+/// The default chooser's band edge: below this many bytes per rank (of the
+/// largest buffer), one-shot plans.
+constexpr int64_t kDefaultSmallBytes = 256 * 1024;
+
+/// The strategies SNAC inference knows, in the order the tools list them
+/// (see compiler/include/purlin/Plan/Plan.h for what each does).
+const std::vector<std::string> &strategyNames();
+/// "direct, direct_copy, ...": for messages and --help.
+std::string strategyList();
+
+/// Text form of a plan, for --emit=plan and the tests.
+std::string writePlan(const Plan &p);
+
+} // namespace purlin

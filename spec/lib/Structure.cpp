@@ -1,0 +1,206 @@
+// The structural rules of a collective (checkStructure): what needs no
+// parameter values.
+#include "purlin/spec/Collective.h"
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace purlin {
+
+//===----------------------------------------------------------------------===//
+// Structural checks
+//===----------------------------------------------------------------------===//
+namespace {
+struct StructureChecker {
+  const Collective &c;
+  std::vector<Diag> &diags;
+  bool ok = true;
+
+  void error(SrcLoc loc, const std::string &msg) {
+    diags.push_back({loc, msg});
+    ok = false;
+  }
+
+  // Checks that `e` names only scalar parameters, tables (with the right
+  // number of subscripts) and the coordinates in `coords`.
+  void checkNames(const Expr &e, const std::vector<std::string> &coords,
+                  SrcLoc loc, const std::string &what) {
+    if (e.isNull())
+      return;
+    if (e.kind() == Expr::Kind::Var) {
+      if (std::find(coords.begin(), coords.end(), e.name()) != coords.end())
+        return;
+      const Param *p = c.param(e.name());
+      if (!p)
+        error(loc, "unknown name '" + e.name() + "' in " + what);
+      else if (p->kind == ParamKind::Type || p->kind == ParamKind::Op)
+        error(loc, "'" + e.name() + "' is " +
+                       (p->kind == ParamKind::Type ? "an element type"
+                                                   : "a reduction op") +
+                       ", not a value, in " + what);
+      else if (p->kind == ParamKind::Table)
+        error(loc, "table '" + e.name() + "' needs " +
+                       std::to_string(p->dims.size()) + " subscript(s) in " +
+                       what);
+      return;
+    }
+    if (e.kind() == Expr::Kind::Table) {
+      const Param *p = c.param(e.name());
+      if (!p || p->kind != ParamKind::Table)
+        error(loc, "'" + e.name() + "' is not a table, in " + what);
+      else if (p->dims.size() != e.operands().size())
+        error(loc, "table '" + e.name() + "' needs " +
+                       std::to_string(p->dims.size()) + " subscript(s), got " +
+                       std::to_string(e.operands().size()) + ", in " + what);
+    }
+    for (auto &o : e.operands())
+      checkNames(o, coords, loc, what);
+  }
+
+  void run() {
+    std::set<std::string> seen;
+    int ranks = 0;
+    for (auto &p : c.params) {
+      if (!seen.insert(p.name).second)
+        error(p.loc, "'" + p.name + "' is defined more than once");
+      if (p.kind == ParamKind::Ranks)
+        ++ranks;
+      if (p.kind == ParamKind::Table) {
+        if (p.dims.empty())
+          error(p.loc, "table '" + p.name + "' needs at least one extent");
+        for (auto &d : p.dims)
+          checkNames(d, {}, p.loc, "the extent of table '" + p.name + "'");
+        if (p.max.isNull())
+          error(p.loc, "table '" + p.name + "' needs a bound ('<= expr')");
+        else
+          checkNames(p.max, {}, p.loc, "the bound of table '" + p.name + "'");
+      }
+    }
+    if (ranks == 0)
+      error(c.loc, "collective '" + c.name +
+                       "' has no rank-count parameter (add 'R: ranks')");
+    else if (ranks > 1)
+      error(c.loc, "collective '" + c.name +
+                       "' has more than one rank-count parameter");
+    for (auto &b : c.buffers) {
+      if (!seen.insert(b.name).second)
+        error(b.loc, "'" + b.name + "' is defined more than once");
+      DType t;
+      const Param *tp = c.param(b.dtype);
+      if (!(tp && tp->kind == ParamKind::Type) && !parseDType(b.dtype, t))
+        error(b.loc, "unknown element type '" + b.dtype + "' of buffer '" +
+                         b.name + "'");
+      checkNames(b.size, {}, b.loc, "the size of buffer '" + b.name + "'");
+    }
+    if (c.clauses.empty())
+      error(c.loc, "collective '" + c.name + "' names nothing (no 'name' clause)");
+    for (auto &cl : c.clauses)
+      clause(cl, seen);
+  }
+
+  void access(const Clause &cl, const Access &a, bool isFrom,
+              const std::vector<std::string> &coords) {
+    const Buffer *b = c.buffer(a.buffer);
+    const char *side = isFrom ? "contributor" : "destination";
+    if (!b) {
+      error(a.loc, "unknown buffer '" + a.buffer + "'");
+      return;
+    }
+    if (isFrom && b->role != BufferRole::In)
+      error(a.loc, "'" + a.buffer +
+                       "' is an output buffer; names are read from inputs");
+    if (!isFrom && b->role != BufferRole::Out)
+      error(a.loc, "'" + a.buffer +
+                       "' is an input buffer; names are written to outputs");
+    if (!a.rank.every) {
+      checkNames(a.rank.rank, coords, a.rankLoc,
+                 std::string("the ") + side + " rank");
+      RankRole role = rankRole(cl, a.rank);
+      if (role.kind == RankRole::Coord) {
+        const Expr &ext = cl.dims[role.dim].extent;
+        const Param *rp = c.ranksParam();
+        if (!rp || ext.kind() != Expr::Kind::Var || ext.name() != rp->name)
+          error(a.rankLoc, "rank coordinate '" + cl.dims[role.dim].name +
+                               "' must range over [" +
+                               (rp ? rp->name : std::string("R")) + "]");
+      } else {
+        for (auto &co : coords)
+          if (a.rank.rank.mentions(co)) {
+            error(a.rankLoc,
+                  std::string("a ") + side +
+                      " rank is '*', a coordinate ranging over the ranks, or "
+                      "an expression of parameters; '" +
+                      a.rank.rank.str() + "' is none of these");
+            break;
+          }
+      }
+    }
+    checkNames(a.index, coords, a.indexLoc,
+               "the index of '" + a.buffer + "'");
+    // Rank coordinates select the rank; the index is affine in the others
+    // (rank coordinates may appear too, like r in y[r*C + i]).
+    if (!a.index.isLinearIn(coords)) {
+      std::string list;
+      for (auto &co : coords)
+        list += (list.empty() ? "" : ", ") + co;
+      error(a.indexLoc, "the index of '" + a.buffer +
+                            "' must be affine in the coordinates (" + list +
+                            "): '" + a.index.str() + "'");
+    }
+  }
+
+  void clause(const Clause &cl, const std::set<std::string> &globals) {
+    std::vector<std::string> coords;
+    for (auto &d : cl.dims) {
+      if (globals.count(d.name) ||
+          std::find(coords.begin(), coords.end(), d.name) != coords.end())
+        error(d.loc, "coordinate '" + d.name + "' is defined more than once");
+      checkNames(d.extent, coords, d.loc,
+                 "the extent of coordinate '" + d.name + "'");
+      coords.push_back(d.name);
+    }
+    if (cl.dims.empty())
+      error(cl.loc, "a name space needs at least one coordinate");
+    access(cl, cl.from, true, coords);
+    access(cl, cl.to, false, coords);
+    // Fixing the rank coordinates leaves a box: the extent of every other
+    // coordinate may use rank coordinates and parameters, nothing else.
+    RankRole fr = rankRole(cl, cl.from.rank), tr = rankRole(cl, cl.to.rank);
+    auto isRankDim = [&](int d) {
+      return (fr.kind == RankRole::Coord && fr.dim == d) ||
+             (tr.kind == RankRole::Coord && tr.dim == d);
+    };
+    for (size_t d = 0; d < cl.dims.size(); ++d)
+      for (size_t e = 0; e < d; ++e)
+        if (!isRankDim((int)e) && cl.dims[d].extent.mentions(cl.dims[e].name))
+          error(cl.dims[d].loc, "the extent of '" + cl.dims[d].name +
+                                    "' may use rank coordinates and "
+                                    "parameters only, not '" +
+                                    cl.dims[e].name + "'");
+    if (!cl.opParam.empty()) {
+      const Param *op = c.param(cl.opParam);
+      if (!op || op->kind != ParamKind::Op)
+        error(cl.opLoc.line ? cl.opLoc : cl.loc,
+              "'" + cl.opParam + "' is not a reduction op parameter");
+    }
+    if (cl.opParam.empty() && cl.op == RedOp::Copy && cl.from.rank.every)
+      error(cl.opLoc.line ? cl.opLoc : cl.loc,
+            "a copy name has exactly one contributor, but '" + cl.from.buffer +
+                "@*' gives every rank; use reduce(op) or name one rank");
+    const Buffer *f = c.buffer(cl.from.buffer), *t = c.buffer(cl.to.buffer);
+    if (f && t && f->dtype != t->dtype)
+      error(cl.loc, "element types differ: '" + f->name + "' is " + f->dtype +
+                        ", '" + t->name + "' is " + t->dtype);
+  }
+};
+} // namespace
+
+bool checkStructure(const Collective &c, std::vector<Diag> &diags) {
+  StructureChecker sc{c, diags};
+  sc.run();
+  return sc.ok;
+}
+
+} // namespace purlin
