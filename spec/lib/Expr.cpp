@@ -109,7 +109,7 @@ int precedence(Expr::Kind k) {
     return 4;
   }
 }
-const char *opText(Expr::Kind k) {
+const char *opText(Expr::Kind k, const char *modOp) {
   switch (k) {
   case Expr::Kind::Add:
     return " + ";
@@ -120,7 +120,7 @@ const char *opText(Expr::Kind k) {
   case Expr::Kind::Div:
     return "/";
   case Expr::Kind::Mod:
-    return "%";
+    return modOp;
   default:
     return "?";
   }
@@ -128,7 +128,7 @@ const char *opText(Expr::Kind k) {
 
 std::string print(const Expr &e,
                   const std::function<std::string(const std::string &)> *ident,
-                  bool cxx) {
+                  bool cxx, const char *modOp = "%") {
   switch (e.kind()) {
   case Expr::Kind::Const:
     return cxx ? "int64_t(" + std::to_string(e.constValue()) + ")"
@@ -140,15 +140,15 @@ std::string print(const Expr &e,
     if (cxx) { // a call NAME(P, i, j): the lookup needs the parameters
       s += "(P";
       for (size_t i = 0; i < e.operands().size(); ++i)
-        s += ", " + print(e.operands()[i], ident, cxx);
+        s += ", " + print(e.operands()[i], ident, cxx, modOp);
       return s + ")";
     }
     for (auto &o : e.operands())
-      s += "[" + print(o, ident, cxx) + "]";
+      s += "[" + print(o, ident, cxx, modOp) + "]";
     return s;
   }
   case Expr::Kind::Neg: {
-    std::string inner = print(e.operands()[0], ident, cxx);
+    std::string inner = print(e.operands()[0], ident, cxx, modOp);
     // An inner '-' (a negation, a negative constant) gets parentheses too:
     // "--x" would be C++'s decrement operator in the generated code.
     if (precedence(e.operands()[0].kind()) < 3 || inner[0] == '-')
@@ -158,7 +158,8 @@ std::string print(const Expr &e,
   default: {
     int p = precedence(e.kind());
     const Expr &l = e.operands()[0], &r = e.operands()[1];
-    std::string ls = print(l, ident, cxx), rs = print(r, ident, cxx);
+    std::string ls = print(l, ident, cxx, modOp),
+                rs = print(r, ident, cxx, modOp);
     if (precedence(l.kind()) < p)
       ls = "(" + ls + ")";
     // Right operands of -, /, % and * need parentheses at equal precedence.
@@ -169,16 +170,16 @@ std::string print(const Expr &e,
       return std::string(e.kind() == Expr::Kind::Div ? "purlin_floordiv("
                                                      : "purlin_floormod(") +
              print(l, ident, cxx) + ", " + print(r, ident, cxx) + ")";
-    return ls + opText(e.kind()) + rs;
+    return ls + opText(e.kind(), modOp) + rs;
   }
   }
 }
 } // namespace
 
-std::string Expr::str() const {
+std::string Expr::str(const char *modOp) const {
   if (!node_)
     return "<null>";
-  return print(*this, nullptr, false);
+  return print(*this, nullptr, false, modOp);
 }
 std::string Expr::cxx(
     const std::function<std::string(const std::string &)> &ident) const {
@@ -254,6 +255,40 @@ Expr Expr::substitute(const std::string &n, const Expr &value) const {
     return binary(kind(), operands()[0].substitute(n, value),
                   operands()[1].substitute(n, value));
   }
+}
+
+bool Expr::operator==(const Expr &o) const {
+  if (node_ == o.node_)
+    return true;
+  if (!node_ || !o.node_ || kind() != o.kind())
+    return false;
+  switch (kind()) {
+  case Kind::Const:
+    return constValue() == o.constValue();
+  case Kind::Var:
+    return name() == o.name();
+  case Kind::Table:
+    if (name() != o.name())
+      return false;
+    break;
+  default:
+    break;
+  }
+  return operands() == o.operands();
+}
+
+size_t Expr::hash() const {
+  if (!node_)
+    return 0;
+  size_t h = (size_t)kind() * 0x9e3779b97f4a7c15ull;
+  auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  if (kind() == Kind::Const)
+    mix(std::hash<int64_t>()(constValue()));
+  if (kind() == Kind::Var || kind() == Kind::Table)
+    mix(std::hash<std::string>()(name()));
+  for (auto &o : operands())
+    mix(o.hash());
+  return h;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,154 +1,299 @@
-// The parser of the expression grammar (Expr.h).
-#include "purlin/spec/Expr.h"
+// The parser of the expression grammar (ExprParse.h), and the token source
+// of plain text that Expr::parse and the plain description use.
+#include "purlin/spec/ExprParse.h"
 
+#include <algorithm>
 #include <cctype>
-#include <cstdint>
+#include <cstdio>
 
 namespace purlin {
 
-//===----------------------------------------------------------------------===//
-// Parsing
-//===----------------------------------------------------------------------===//
-namespace {
-struct ExprParser {
-  const std::string &s;
-  size_t pos = 0;
-  std::string error;
-  int errorCol = -1;
+const char *const kExprLiteralTooLarge =
+    "integer literal too large (the limit is 2^40)";
 
+bool isExprName(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum((unsigned char)c) || c == '_';
+  });
+}
+
+namespace {
+const std::string kTooDeep = "expression too deep (more than " +
+                             std::to_string(kMaxExprDepth) + " levels)";
+
+// Recursive descent. Each result carries the depth of its tree, kept at or
+// below kMaxExprDepth so that every later walk of it stays shallow; `nest`
+// bounds the parser's own recursion (parentheses and subscripts) before it
+// descends.
+class Parser {
+public:
+  explicit Parser(ExprTokens &in) : in(in) {}
+
+  struct E {
+    Expr e;
+    int depth = 0;
+  };
+
+  bool expr(E &out) {
+    struct Nest {
+      int &n;
+      ~Nest() { --n; }
+    } guard{++nest};
+    if (nest > kMaxExprDepth)
+      return fail(in.here(), kTooDeep);
+    if (!term(out))
+      return false;
+    for (;;) {
+      ExprPos at = in.here();
+      Expr::Kind k;
+      if (in.accept(ExprPunct::Plus))
+        k = Expr::Kind::Add;
+      else if (in.accept(ExprPunct::Minus))
+        k = Expr::Kind::Sub;
+      else
+        return true;
+      E rhs;
+      if (!term(rhs) || !combine(out, k, rhs, at))
+        return false;
+    }
+  }
+
+private:
+  bool fail(ExprPos at, const std::string &msg) {
+    in.error(at, msg);
+    return false;
+  }
+  bool expect(ExprPunct p, const char *what) {
+    if (in.accept(p))
+      return true;
+    in.expected(what);
+    return false;
+  }
+  bool combine(E &lhs, Expr::Kind k, const E &rhs, ExprPos at) {
+    int d = std::max(lhs.depth, rhs.depth) + 1;
+    if (d > kMaxExprDepth)
+      return fail(at, kTooDeep);
+    lhs.e = Expr::binary(k, lhs.e, rhs.e);
+    lhs.depth = d;
+    return true;
+  }
+
+  bool term(E &out) {
+    if (!unary(out))
+      return false;
+    for (;;) {
+      ExprPos at = in.here();
+      Expr::Kind k;
+      if (in.accept(ExprPunct::Star))
+        k = Expr::Kind::Mul;
+      else if (in.accept(ExprPunct::Slash))
+        k = Expr::Kind::Div;
+      else if (in.accept(ExprPunct::Percent))
+        k = Expr::Kind::Mod;
+      else
+        return true;
+      E rhs;
+      if (!unary(rhs) || !combine(out, k, rhs, at))
+        return false;
+    }
+  }
+
+  bool unary(E &out) {
+    // A run of '-' is counted, not recursed into: "- - - x" nests once.
+    ExprPos at = in.here();
+    int n = 0;
+    while (in.accept(ExprPunct::Minus))
+      ++n;
+    if (!primary(out))
+      return false;
+    if (n == 0)
+      return true;
+    if (out.depth + n > kMaxExprDepth)
+      return fail(at, kTooDeep);
+    for (int i = 0; i < n; ++i)
+      out.e = Expr::neg(out.e);
+    out.depth += n;
+    return true;
+  }
+
+  bool primary(E &out) {
+    ExprPos at = in.here();
+    int64_t v;
+    if (in.acceptInt(v)) {
+      if (v < 0 || v > kMaxExprLiteral)
+        return fail(at, kExprLiteralTooLarge);
+      out = E{Expr::constant(v), 1};
+      return true;
+    }
+    std::string name;
+    if (in.acceptIdent(name)) {
+      if (!isExprName(name))
+        return fail(at, "'" + name + "' is not a name (a letter or '_', then "
+                                     "letters, digits or '_')");
+      std::vector<Expr> index;
+      int depth = 1;
+      for (;;) {
+        ExprPos open = in.here();
+        if (!in.accept(ExprPunct::LSquare))
+          break;
+        E i;
+        if (!expr(i) || !expect(ExprPunct::RSquare,
+                                 "']' after the table subscript"))
+          return false;
+        if (i.depth + 1 > kMaxExprDepth)
+          return fail(open, kTooDeep);
+        depth = std::max(depth, i.depth + 1);
+        index.push_back(i.e);
+      }
+      out = E{index.empty() ? Expr::var(name)
+                            : Expr::table(name, std::move(index)),
+              depth};
+      return true;
+    }
+    if (in.accept(ExprPunct::LParen))
+      return expr(out) && expect(ExprPunct::RParen, "')' to close '('");
+    in.expected("an expression");
+    return false;
+  }
+
+  ExprTokens &in;
+  int nest = 0; // expr() calls in progress
+};
+
+//===----------------------------------------------------------------------===//
+// Plain text: positions are 0-based columns.
+//===----------------------------------------------------------------------===//
+class TextTokens : public ExprTokens {
+public:
+  explicit TextTokens(const std::string &s) : s(s) {}
+
+  bool accept(ExprPunct p) override {
+    skip();
+    if (pos < s.size() && s[pos] == punctChar(p)) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool acceptInt(int64_t &v) override {
+    skip();
+    if (pos >= s.size() || !std::isdigit((unsigned char)s[pos]))
+      return false;
+    v = 0;
+    for (; pos < s.size() && std::isdigit((unsigned char)s[pos]); ++pos)
+      v = v > (INT64_MAX - 9) / 10 ? INT64_MAX : v * 10 + (s[pos] - '0');
+    return true;
+  }
+  bool acceptIdent(std::string &name) override {
+    skip();
+    if (pos >= s.size() || !isIdentStart(s[pos]))
+      return false;
+    size_t b = pos;
+    while (pos < s.size() &&
+           (std::isalnum((unsigned char)s[pos]) || s[pos] == '_'))
+      ++pos;
+    name = s.substr(b, pos - b);
+    return true;
+  }
+  ExprPos here() override {
+    skip();
+    return ExprPos{(int64_t)pos, 0};
+  }
+  void expected(const std::string &what) override {
+    skip();
+    if (pos < s.size() && !startsToken(s[pos])) {
+      error(here(), unexpected(s[pos]));
+      return;
+    }
+    error(here(), "expected " + what + ", got " + describeNext());
+  }
+  void error(ExprPos at, const std::string &message) override {
+    if (!failed) {
+      failed = true;
+      msg = message;
+      col = (int)at.a;
+    }
+  }
+
+  bool atEnd() {
+    skip();
+    return pos >= s.size();
+  }
+
+  bool failed = false;
+  std::string msg;
+  int col = -1;
+
+private:
+  static char punctChar(ExprPunct p) {
+    static const char kChars[] = "+-*/%()[]";
+    return kChars[(int)p];
+  }
+  static bool isIdentStart(char c) {
+    return std::isalpha((unsigned char)c) || c == '_';
+  }
+  static bool startsToken(char c) {
+    return isIdentStart(c) || std::isdigit((unsigned char)c) ||
+           std::string("+-*/%()[]").find(c) != std::string::npos;
+  }
+  static std::string unexpected(char c) {
+    char buf[32];
+    if (std::isprint((unsigned char)c))
+      std::snprintf(buf, sizeof buf, "'%c'", c);
+    else
+      std::snprintf(buf, sizeof buf, "byte 0x%02x", (unsigned char)c);
+    return std::string("unexpected character ") + buf;
+  }
+  std::string describeNext() {
+    if (pos >= s.size())
+      return "end of text";
+    char c = s[pos];
+    size_t e = pos;
+    if (isIdentStart(c)) {
+      while (e < s.size() && (std::isalnum((unsigned char)s[e]) || s[e] == '_'))
+        ++e;
+      return "identifier '" + s.substr(pos, e - pos) + "'";
+    }
+    if (std::isdigit((unsigned char)c)) {
+      while (e < s.size() && std::isdigit((unsigned char)s[e]))
+        ++e;
+      return "integer " + s.substr(pos, e - pos);
+    }
+    return std::string("'") + c + "'";
+  }
   void skip() {
     while (pos < s.size() && std::isspace((unsigned char)s[pos]))
       ++pos;
   }
-  bool fail(const std::string &msg) {
-    if (error.empty()) {
-      error = msg;
-      errorCol = (int)pos;
-    }
-    return false;
-  }
-  bool eat(char c) {
-    skip();
-    if (pos < s.size() && s[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  }
-  bool expr(Expr &out) {
-    Expr lhs;
-    if (!term(lhs))
-      return false;
-    for (;;) {
-      Expr::Kind k;
-      if (eat('+'))
-        k = Expr::Kind::Add;
-      else if (eat('-'))
-        k = Expr::Kind::Sub;
-      else
-        break;
-      Expr rhs;
-      if (!term(rhs))
-        return false;
-      lhs = Expr::binary(k, lhs, rhs);
-    }
-    out = lhs;
-    return true;
-  }
-  bool term(Expr &out) {
-    Expr lhs;
-    if (!unary(lhs))
-      return false;
-    for (;;) {
-      Expr::Kind k;
-      if (eat('*'))
-        k = Expr::Kind::Mul;
-      else if (eat('/'))
-        k = Expr::Kind::Div;
-      else if (eat('%'))
-        k = Expr::Kind::Mod;
-      else
-        break;
-      Expr rhs;
-      if (!unary(rhs))
-        return false;
-      lhs = Expr::binary(k, lhs, rhs);
-    }
-    out = lhs;
-    return true;
-  }
-  bool unary(Expr &out) {
-    if (eat('-')) {
-      Expr e;
-      if (!unary(e))
-        return false;
-      out = Expr::neg(e);
-      return true;
-    }
-    return primary(out);
-  }
-  bool primary(Expr &out) {
-    skip();
-    if (pos >= s.size())
-      return fail("expected an expression");
-    char c = s[pos];
-    if (std::isdigit((unsigned char)c)) {
-      int64_t v = 0;
-      while (pos < s.size() && std::isdigit((unsigned char)s[pos])) {
-        if (v > (INT64_MAX - 9) / 10)
-          return fail("integer literal too large");
-        v = v * 10 + (s[pos++] - '0');
-      }
-      out = Expr::constant(v);
-      return true;
-    }
-    if (std::isalpha((unsigned char)c) || c == '_') {
-      size_t b = pos;
-      while (pos < s.size() &&
-             (std::isalnum((unsigned char)s[pos]) || s[pos] == '_'))
-        ++pos;
-      std::string id = s.substr(b, pos - b);
-      std::vector<Expr> idx;
-      while (eat('[')) {
-        Expr e;
-        if (!expr(e))
-          return false;
-        if (!eat(']'))
-          return fail("expected ']'");
-        idx.push_back(e);
-      }
-      out = idx.empty() ? Expr::var(id) : Expr::table(id, idx);
-      return true;
-    }
-    if (eat('(')) {
-      if (!expr(out))
-        return false;
-      if (!eat(')'))
-        return fail("expected ')'");
-      return true;
-    }
-    return fail(std::string("unexpected character '") + c + "'");
-  }
+
+  const std::string &s;
+  size_t pos = 0;
 };
 } // namespace
 
+bool parseExpr(ExprTokens &in, Expr &out) {
+  Parser p(in);
+  Parser::E e;
+  if (!p.expr(e))
+    return false;
+  out = e.e;
+  return true;
+}
+
 Expr Expr::parse(const std::string &text, std::string &error, int *errorCol) {
-  ExprParser p{text};
+  TextTokens in(text);
   Expr e;
-  bool ok = p.expr(e);
-  if (ok) {
-    p.skip();
-    if (p.pos != text.size())
-      ok = p.fail("unexpected text after the expression");
-  }
-  if (!ok) {
-    error = p.error;
+  if (parseExpr(in, e) && !in.atEnd())
+    in.expected("the end of the expression");
+  if (in.failed) {
+    error = in.msg;
     if (errorCol)
-      *errorCol = p.errorCol;
+      *errorCol = in.col;
     return Expr();
   }
   return e;
 }
-
 
 } // namespace purlin

@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include "purlin/spec/Expr.h"
+#include "purlin/spec/ExprParse.h"
 
 #include <climits>
 #include <map>
@@ -112,7 +113,7 @@ void testParsePrint() {
     int col;
   } errs[] = {{"", 0},        {"a +", 3},     {"a + * b", 4}, {"(a + b", 6},
               {"t[1", 3},     {"a b", 2},     {"3 $ 4", 2},   {")", 0},
-              {"99999999999999999999", 18},   {"a[]", 2},     {"1 +\t", 4}};
+              {"99999999999999999999", 0},   {"a[]", 2},     {"1 +\t", 4}};
   for (auto &x : errs) {
     std::string err;
     int col = -1;
@@ -359,10 +360,62 @@ void testRandomTrees() {
   bool okDeep = ce.eval(s, v);
   CHECK(!okDeep || v == 101);
 }
+// The one parser's messages and limits (ExprParse.h), as every client
+// (the plain description, the .purlin frontend, the layout dialect) gets
+// them; and the structural equality and hash the layout dialect keys its
+// expression attributes on.
+void testParserRules() {
+  const struct {
+    const char *text, *message;
+    int col;
+  } cases[] = {
+      {"(a + b", "expected ')' to close '(', got end of text", 6},
+      {"t[1 + 2)", "expected ']' after the table subscript, got ')'", 7},
+      {"a + ]", "expected an expression, got ']'", 4},
+      {"a b", "expected the end of the expression, got identifier 'b'", 2},
+      {"1 $", "unexpected character '$'", 2},
+      {"1099511627777", "integer literal too large (the limit is 2^40)", 0},
+  };
+  for (auto &c : cases) {
+    std::string err;
+    int col = -1;
+    CHECK_MSG(Expr::parse(c.text, err, &col).isNull(), c.text);
+    CHECK_EQ(err, std::string(c.message));
+    CHECK_EQ(col, c.col);
+  }
+  CHECK_EQ(P("1099511627776").constValue(), kMaxExprLiteral);
+  // Depth: nesting and operator chains alike, at kMaxExprDepth.
+  std::string ok = std::string(kMaxExprDepth - 1, '(') + "1" +
+                   std::string(kMaxExprDepth - 1, ')');
+  std::string err;
+  CHECK(!Expr::parse(ok, err).isNull());
+  std::string deep = "(" + ok + ")" + ")";
+  deep = "(" + deep;
+  CHECK(Expr::parse(deep, err).isNull() &&
+        err == "expression too deep (more than 128 levels)");
+  std::string chain = "1";
+  for (int i = 0; i < kMaxExprDepth; ++i)
+    chain += "+1";
+  CHECK(Expr::parse(chain, err).isNull() &&
+        err == "expression too deep (more than 128 levels)");
+  // Names.
+  CHECK(isExprName("x_1") && isExprName("_") && !isExprName("1x") &&
+        !isExprName("a.b") && !isExprName(""));
+  // Printing for MLIR's syntax: the floor modulo as a word.
+  CHECK_EQ(P("a % b + c%(d*2)").str(" mod "),
+           std::string("a mod b + c mod (d*2)"));
+  // Equality is structural; equal trees hash alike.
+  CHECK(P("a*(b + 1)") == P("a * (b+1)"));
+  CHECK(P("a*(b + 1)") != P("a*(b + 2)") && P("t[1]") != P("u[1]") &&
+        P("a - b") != P("a + b") && P("-1") != P("1") && Expr() != P("1"));
+  CHECK(Expr() == Expr());
+  CHECK_EQ(P("cnt[s][d]*M").hash(), P("cnt[s][d] * M").hash());
+}
 } // namespace
 
 int main() {
   testParsePrint();
+  testParserRules();
   testFloorDivMod();
   testOverflow();
   testLinear();

@@ -1,4 +1,5 @@
 #include "purlin/Frontend/Lexer.h"
+#include "purlin/spec/ExprParse.h"
 
 #include <cctype>
 #include <cstdio>
@@ -110,7 +111,7 @@ Token Lexer::next() {
     while (std::isdigit((unsigned char)peek())) {
       if (!tooBig) {
         v = v * 10 + (peek() - '0');
-        if (v > kMaxInt)
+        if (v > kMaxExprLiteral)
           tooBig = true;
       }
       advance();
@@ -123,7 +124,7 @@ Token Lexer::next() {
     }
     if (tooBig) {
       t.kind = Token::Error;
-      t.text = "integer literal too large (the limit is 2^40)";
+      t.text = kExprLiteralTooLarge; // the expression parser's words
       return t;
     }
     t.kind = Token::Int;

@@ -1,8 +1,7 @@
 #include "purlin/Frontend/Parser.h"
 
 #include "purlin/Frontend/Lexer.h"
-
-#include <algorithm>
+#include "purlin/spec/ExprParse.h"
 
 namespace purlin {
 namespace {
@@ -77,37 +76,51 @@ private:
   bool access(Access &a);
   bool op(Clause &cl);
 
-  // Expressions: an Expr plus the depth of its tree, kept below
-  // kMaxExprDepth so that recursive walks of it stay shallow.
-  struct E {
-    Expr e;
-    int depth = 0;
-  };
-  bool expr(E &out);
-  bool term(E &out);
-  bool unary(E &out);
-  bool primary(E &out);
-  bool expr(Expr &out) {
-    E e;
-    if (!expr(e))
-      return false;
-    out = e.e;
-    return true;
-  }
-  bool combine(E &lhs, Expr::Kind k, const E &rhs, SrcLoc at) {
-    int d = std::max(lhs.depth, rhs.depth) + 1;
-    if (d > kMaxExprDepth)
-      return failAt(at, "expression too deep (more than " +
-                            std::to_string(kMaxExprDepth) + " levels)");
-    lhs.e = Expr::binary(k, lhs.e, rhs.e);
-    lhs.depth = d;
-    return true;
-  }
+  // Expressions: the spec's one parser of the grammar (ExprParse.h), over
+  // this parser's tokens; its messages and positions come back as Diags at
+  // the token.
+  bool expr(Expr &out);
+  friend class Tokens;
 
   Lexer lex_;
   Token tok_;
   bool failed_ = false;
-  int nest_ = 0; // expr() calls in progress
+};
+
+/// The parser's token stream as ExprParse.h sees it: positions are
+/// (line, column); `expected` and lexical errors read as in the rest of the
+/// grammar.
+class Tokens : public ExprTokens {
+public:
+  explicit Tokens(Parser &p) : p(p) {}
+  bool accept(ExprPunct k) override {
+    static const Token::Kind kKinds[] = {
+        Token::Plus,   Token::Minus,  Token::Star,    Token::Slash,  Token::Percent,
+        Token::LParen, Token::RParen, Token::LSquare, Token::RSquare};
+    return p.accept(kKinds[(int)k]);
+  }
+  bool acceptInt(int64_t &v) override {
+    if (!p.is(Token::Int))
+      return false;
+    v = p.tok_.value;
+    p.consume();
+    return true;
+  }
+  bool acceptIdent(std::string &name) override {
+    if (!p.is(Token::Ident))
+      return false;
+    name = p.tok_.text;
+    p.consume();
+    return true;
+  }
+  ExprPos here() override { return ExprPos{p.tok_.line, p.tok_.col}; }
+  void expected(const std::string &what) override { p.expected(what); }
+  void error(ExprPos at, const std::string &message) override {
+    p.failAt(SrcLoc{(int)at.a, (int)at.b}, message);
+  }
+
+private:
+  Parser &p;
 };
 
 bool Parser::file(Collective &c) {
@@ -298,98 +311,9 @@ bool Parser::op(Clause &cl) {
   return expect(Token::RParen, "after the reduction op");
 }
 
-bool Parser::expr(E &out) {
-  // Parentheses and subscripts nest the recursion itself: bound it before
-  // descending.
-  struct Nest {
-    int &n;
-    ~Nest() { --n; }
-  } nest{++nest_};
-  if (nest_ > kMaxExprDepth)
-    return fail("expression too deep (more than " +
-                std::to_string(kMaxExprDepth) + " levels)");
-  if (!term(out))
-    return false;
-  while (is(Token::Plus) || is(Token::Minus)) {
-    Expr::Kind k = is(Token::Plus) ? Expr::Kind::Add : Expr::Kind::Sub;
-    SrcLoc at = here();
-    consume();
-    E rhs;
-    if (!term(rhs) || !combine(out, k, rhs, at))
-      return false;
-  }
-  return true;
-}
-
-bool Parser::term(E &out) {
-  if (!unary(out))
-    return false;
-  while (is(Token::Star) || is(Token::Slash) || is(Token::Percent)) {
-    Expr::Kind k = is(Token::Star)    ? Expr::Kind::Mul
-                   : is(Token::Slash) ? Expr::Kind::Div
-                                      : Expr::Kind::Mod;
-    SrcLoc at = here();
-    consume();
-    E rhs;
-    if (!unary(rhs) || !combine(out, k, rhs, at))
-      return false;
-  }
-  return true;
-}
-
-bool Parser::unary(E &out) {
-  if (!is(Token::Minus))
-    return primary(out);
-  // Iterate over a run of '-' so that "- - - x" recurses once.
-  SrcLoc at = here();
-  int n = 0;
-  while (accept(Token::Minus))
-    ++n;
-  if (!primary(out))
-    return false;
-  if (out.depth + n > kMaxExprDepth)
-    return failAt(at, "expression too deep (more than " +
-                          std::to_string(kMaxExprDepth) + " levels)");
-  for (int i = 0; i < n; ++i)
-    out.e = Expr::neg(out.e);
-  out.depth += n;
-  return true;
-}
-
-bool Parser::primary(E &out) {
-  if (is(Token::Int)) {
-    out = E{Expr::constant(tok_.value), 1};
-    consume();
-    return true;
-  }
-  if (is(Token::Ident)) {
-    std::string name = tok_.text;
-    consume();
-    if (!is(Token::LSquare)) {
-      out = E{Expr::var(name), 1};
-      return true;
-    }
-    std::vector<Expr> index;
-    int depth = 1;
-    while (is(Token::LSquare)) {
-      SrcLoc at = here();
-      consume();
-      E i;
-      if (!expr(i) || !expect(Token::RSquare, "after the table subscript"))
-        return false;
-      if (i.depth + 1 > kMaxExprDepth)
-        return failAt(at, "expression too deep");
-      depth = std::max(depth, i.depth + 1);
-      index.push_back(i.e);
-    }
-    out = E{Expr::table(name, std::move(index)), depth};
-    return true;
-  }
-  if (is(Token::LParen)) {
-    consume();
-    return expr(out) && expect(Token::RParen, "to close '('");
-  }
-  return expected("an expression");
+bool Parser::expr(Expr &out) {
+  Tokens in(*this);
+  return parseExpr(in, out);
 }
 
 } // namespace

@@ -49,9 +49,6 @@ public:
   explicit Lexer(const std::string &text) : text_(text) {}
   Token next();
 
-  /// The largest integer literal the language accepts: big enough for any
-  /// layout, small enough that a few products of literals cannot overflow.
-  static constexpr int64_t kMaxInt = int64_t(1) << 40;
 
 private:
   char peek(size_t ahead = 0) const {

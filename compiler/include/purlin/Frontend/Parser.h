@@ -1,7 +1,9 @@
 // The recursive-descent parser of the `.purlin` language (grammar in
 // docs/language.md). It builds a purlin::Collective with a SrcLoc on every
 // parameter, buffer, clause, coordinate, access and op, and stops at the
-// first syntax error. Semantic rules are not checked here: they belong to
+// first syntax error. Expressions are parsed by the spec's one parser of
+// their grammar (purlin/spec/ExprParse.h: depth limit, literal range and
+// messages included), over this parser's tokens. Semantic rules are not checked here: they belong to
 // checkStructure / checkBinding (see purlin/spec/Verify.h).
 #pragma once
 
@@ -15,10 +17,5 @@ namespace purlin {
 /// token) on a syntax error. Total on every input: no crash, no unbounded
 /// recursion, no hang.
 bool parsePurlin(const std::string &text, Collective &out, Diag &error);
-
-/// The deepest expression the parser builds (nesting of parentheses and
-/// operator chains alike), which bounds the recursion of every pass that
-/// walks an Expr.
-constexpr int kMaxExprDepth = 128;
 
 } // namespace purlin

@@ -2,7 +2,8 @@
 // index maps. MLIR-free: the compiler, the runtime and the reference evaluator
 // share this one definition.
 //
-// Grammar (the `.purlin` language and the plain description use the same):
+// Grammar (the `.purlin` language, the plain description and the layout
+// dialect use the same; its one parser is ExprParse.h):
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/' | '%') unary)*
 //   unary   := '-' unary | primary
@@ -30,8 +31,9 @@ public:
   static Expr binary(Kind k, Expr lhs, Expr rhs);
   static Expr neg(Expr e);
 
-  /// Parses `text`; on failure returns a null Expr and sets `error` (and the
-  /// 0-based column of the offending character in `errorCol`).
+  /// Parses `text` (ExprParse.h's parser over plain text); on failure
+  /// returns a null Expr and sets `error` (and the 0-based column of the
+  /// offending character in `errorCol`).
   static Expr parse(const std::string &text, std::string &error,
                     int *errorCol = nullptr);
 
@@ -41,8 +43,10 @@ public:
   const std::string &name() const;     // Kind::Var, Kind::Table
   const std::vector<Expr> &operands() const; // children (Table: the index)
 
-  /// Canonical text, fully parenthesised only where precedence needs it.
-  std::string str() const;
+  /// Canonical text, parenthesised only where precedence needs it. The floor
+  /// modulo prints as `modOp` ("%"; the layout dialect's syntax has no '%'
+  /// token and passes " mod ").
+  std::string str(const char *modOp = "%") const;
   /// C++ text; `ident` maps a variable or table name to the C++ that reads it
   /// (a table lookup prints as IDENT(P, i, j): a function of the parameters
   /// `P` in scope); '/' and '%' print as purlin_floordiv / purlin_floormod.
@@ -57,6 +61,12 @@ public:
 
   /// Replaces variable `name` with `value` everywhere.
   Expr substitute(const std::string &name, const Expr &value) const;
+
+  /// Structural equality and a hash to match it (the layout dialect keys
+  /// its expression attributes on them). Null expressions are equal.
+  bool operator==(const Expr &o) const;
+  bool operator!=(const Expr &o) const { return !(*this == o); }
+  size_t hash() const;
 
   struct Node;
 
