@@ -1,35 +1,16 @@
 // Atom lowering: a collective's plans to C++ that calls the generic executor
 // (spec/include/purlin/spec/Exec.h), plus the entry of one target. The body is
-// the same for every target; a target is a row of kTargets (its atoms'
-// header and file type) and the atoms behind that header.
+// the same for every target; a target is a row of the target table
+// (purlin/spec/Targets.def: its atoms' header and file type) and the atoms
+// behind that header.
 #include "purlin/Plan/Plan.h"
+#include "purlin/spec/Target.h"
 
 #include <sstream>
 
 namespace purlin {
 
 namespace {
-struct TargetInfo {
-  const char *name;   // --target value
-  const char *header; // the target's atoms and entry macros
-  const char *ext;    // source file type
-};
-// The backend table: a new GPU generation is a new row and a new folder of
-// atoms in atom-kernels/.
-const TargetInfo kTargets[] = {
-    {"host", "host/target.h", "cpp"},
-    {"sm_80", "sm80/target.cuh", "cu"},
-    {"sm_90", "sm90/target.cuh", "cu"},
-    {"sm_100", "sm100/target.cuh", "cu"},
-};
-
-const TargetInfo *findTarget(const std::string &t) {
-  for (auto &ti : kTargets)
-    if (t == ti.name)
-      return &ti;
-  return nullptr;
-}
-
 std::string cString(const std::string &s) {
   std::string o = "\"";
   for (char ch : s) {
@@ -232,7 +213,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
               std::string &header, std::string &error) {
   const TargetInfo *ti = findTarget(target);
   if (!ti) {
-    error = "unknown target '" + target + "' (host, sm_80, sm_90, sm_100)";
+    error = "unknown target '" + target + "' (" + targetNames() + ")";
     return false;
   }
   if (c.clauses.size() > (size_t)limits::kMaxClauses ||

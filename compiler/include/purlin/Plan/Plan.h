@@ -65,8 +65,8 @@ bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
                 int maxRanks = 5);
 
 /// Target-independent C++ for the plans (exec.h calls), then the target's
-/// entry. `target`: "host", "sm_80", "sm_90", "sm_100". Also returns the C
-/// header an application includes.
+/// entry. `target`: a row of the target table (purlin/spec/Targets.def).
+/// Also returns the C header an application includes.
 bool emitCode(const Collective &c, const std::vector<Plan> &plans,
               const std::string &target, std::string &source,
               std::string &header, std::string &error);
