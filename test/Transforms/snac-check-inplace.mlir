@@ -11,9 +11,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 
 // Reading peers' inputs in place races with a rank writing its own output
@@ -92,8 +92,8 @@ layout.collective @all_gather {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R*C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R*C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
 }
 

@@ -13,9 +13,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -38,9 +38,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -60,9 +60,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -84,9 +84,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -109,9 +109,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -133,9 +133,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "staged" lanes 2 chunks 2 band [0, -1) {
   snac.signal @data
@@ -158,9 +158,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "staged" lanes 1 chunks 1 band [0, -1) {
   snac.signal @data
@@ -185,9 +185,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -209,9 +209,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 // expected-error @+1 {{clause 0 is never consumed: its names reach no destination}}
 snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
@@ -232,11 +232,11 @@ layout.collective @gather_both {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R*C]
-  layout.buffer @z : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R*C]
+  layout.buffer @z : out @T [C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
-  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<op>
+  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<@op>
 }
 // expected-error @+1 {{clause 1 is never consumed: its names reach no destination}}
 snac.program @p of @gather_both "direct" lanes 1 chunks 1 band [0, -1) {
@@ -259,9 +259,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "staged" lanes 2 chunks 2 band [0, -1) {
   snac.signal @data
@@ -285,9 +285,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "staged" lanes 1 chunks 4 band [0, -1) {
   snac.signal @data
@@ -313,9 +313,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -339,9 +339,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "two_shot" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -364,9 +364,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "two_shot_copy" lanes 1 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -389,9 +389,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
@@ -413,8 +413,8 @@ layout.collective @all_gather {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R * C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
 }
 snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
@@ -439,8 +439,8 @@ layout.collective @all_gather {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R * C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
 }
 snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
@@ -463,8 +463,8 @@ layout.collective @all_gather {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R * C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
 }
 snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
@@ -484,8 +484,8 @@ layout.collective @all_gather {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R * C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
 }
 snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {

@@ -12,11 +12,11 @@ layout.collective @gather_both {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R*C]
-  layout.buffer @z : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R*C]
+  layout.buffer @z : out @T [C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
-  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<op>
+  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<@op>
 }
 
 // DIRECT-LABEL: snac.program @gather_both_direct of @gather_both "direct" lanes 4 chunks 1 band[0, -1) {

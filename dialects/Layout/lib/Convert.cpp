@@ -1,4 +1,10 @@
+// The layout dialect as a view of the spec's model, both ways. Export is a
+// field-by-field reading of typed attributes (expressions are the spec's own
+// trees): nothing is re-parsed. Import turns the spec's text forms of bound
+// values (Param::bound) into typed attributes.
 #include "purlin/Dialect/Layout/Convert.h"
+
+#include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
 
@@ -6,8 +12,6 @@ namespace purlin {
 namespace layout {
 
 namespace {
-std::string rankText(const RankSel &r) { return r.every ? "*" : r.rank.str(); }
-
 /// The line and column of `loc`, tagged with the op it belongs to.
 SrcLoc srcLoc(Location loc, int tag) {
   SrcLoc s;
@@ -18,53 +22,160 @@ SrcLoc srcLoc(Location loc, int tag) {
   }
   return s;
 }
+
+/// Param::bound (text) as the typed attribute of its kind; null with
+/// `error` set when the text does not fit the kind.
+Attribute boundAttr(Builder &b, const Param &p, std::string &error) {
+  auto integer = [&](const std::string &s, int64_t &v) {
+    if (StringRef(s).getAsInteger(10, v)) {
+      error = "'" + p.name + "' binds '" + s + "', not an integer";
+      return false;
+    }
+    return true;
+  };
+  switch (p.kind) {
+  case purlin::ParamKind::Type: {
+    DType t;
+    if (!parseDType(p.bound, t)) {
+      error = "'" + p.name + "' binds '" + p.bound + "', not an element type";
+      return {};
+    }
+    return TypeAttr::get(elementType(b.getContext(), t));
+  }
+  case purlin::ParamKind::Op: {
+    purlin::RedOp r;
+    if (!parseRedOp(p.bound, r) || r == purlin::RedOp::Copy) {
+      error = "'" + p.name + "' binds '" + p.bound + "', not a reduction op";
+      return {};
+    }
+    return RedOpAttr::get(b.getContext(), (RedOp)r);
+  }
+  case purlin::ParamKind::Table: {
+    SmallVector<int64_t> values;
+    SmallVector<StringRef> parts;
+    StringRef(p.bound).split(parts, ':');
+    for (StringRef s : parts)
+      if (!integer(s.str(), values.emplace_back()))
+        return {};
+    return b.getDenseI64ArrayAttr(values);
+  }
+  default: {
+    int64_t v;
+    if (!integer(p.bound, v))
+      return {};
+    return b.getI64IntegerAttr(v);
+  }
+  }
+}
+
+/// The typed bound as the spec's text (Param::bound).
+std::string boundText(Attribute a) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return std::to_string(i.getInt());
+  if (auto t = dyn_cast<TypeAttr>(a)) {
+    std::optional<DType> dt = elementDType(t.getValue());
+    return dt ? dtypeName(*dt) : "?";
+  }
+  if (auto r = dyn_cast<RedOpAttr>(a))
+    return redOpName((purlin::RedOp)r.getValue());
+  std::string s;
+  if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
+    for (int64_t v : arr.asArrayRef())
+      s += (s.empty() ? "" : ":") + std::to_string(v);
+  return s;
+}
+
+RankAttr rankAttr(MLIRContext *ctx, const Clause &cl, const RankSel &r) {
+  if (r.every)
+    return RankAttr::getEvery(ctx);
+  if (r.rank.kind() == Expr::Kind::Var)
+    for (size_t d = 0; d < cl.dims.size(); ++d)
+      if (cl.dims[d].name == r.rank.name())
+        return RankAttr::getCoordinate(ctx, (int64_t)d);
+  return RankAttr::getExpression(ctx, r.rank);
+}
+
+RankSel rankSel(NamesOp n, RankAttr r) {
+  RankSel s;
+  s.every = r.isEvery();
+  if (r.isCoord())
+    s.rank = Expr::var(
+        cast<StringAttr>(n.getCoords()[r.getCoord()]).getValue().str());
+  else if (!s.every)
+    s.rank = r.getExpr();
+  return s;
+}
+
+ArrayAttr exprArray(MLIRContext *ctx, const std::vector<Expr> &es) {
+  SmallVector<Attribute> a;
+  for (const Expr &e : es)
+    a.push_back(ExprAttr::get(ctx, e));
+  return ArrayAttr::get(ctx, a);
+}
 } // namespace
 
-CollectiveOp importCollective(OpBuilder &b, const Collective &c,
-                              StringRef filename) {
+FailureOr<CollectiveOp> importCollective(OpBuilder &b, const Collective &c,
+                                         StringRef filename) {
   MLIRContext *ctx = b.getContext();
   auto loc = [&](const SrcLoc &l) -> Location {
     if (l.line <= 0)
       return UnknownLoc::get(ctx);
     return FileLineColLoc::get(ctx, filename, l.line, l.col);
   };
-  auto str = [&](const std::string &s) { return b.getStringAttr(s); };
-  auto exprs = [&](const std::vector<Expr> &es) {
-    SmallVector<Attribute> a;
-    for (const Expr &e : es)
-      a.push_back(str(e.str()));
-    return b.getArrayAttr(a);
-  };
-
   auto op = CollectiveOp::create(b, loc(c.loc), c.name);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&op.getBodyBlock());
   for (const Param &p : c.params) {
-    bool table = p.kind == ParamKind::Table;
-    ParamOp::create(b, loc(p.loc), str(p.name), str(paramKindName(p.kind)),
-                    exprs(p.dims),
-                    table && !p.max.isNull() ? str(p.max.str()) : StringAttr(),
-                    p.bound.empty() ? StringAttr() : str(p.bound));
+    bool table = p.kind == purlin::ParamKind::Table;
+    Attribute bound;
+    if (!p.bound.empty()) {
+      std::string error;
+      bound = boundAttr(b, p, error);
+      if (!bound) {
+        mlir::emitError(loc(p.loc)) << error;
+        op->erase();
+        return failure();
+      }
+    }
+    ParamOp::create(b, loc(p.loc), b.getStringAttr(p.name),
+                    ParamKindAttr::get(ctx, (ParamKind)p.kind),
+                    table ? exprArray(ctx, p.dims) : ArrayAttr(),
+                    table && !p.max.isNull() ? ExprAttr::get(ctx, p.max)
+                                             : ExprAttr(),
+                    bound);
   }
-  for (const Buffer &buf : c.buffers)
-    BufferOp::create(b, loc(buf.loc), str(buf.name),
-                     str(buf.role == BufferRole::In ? "in" : "out"),
-                     str(buf.dtype), str(buf.size.str()));
+  for (const Buffer &buf : c.buffers) {
+    // A `type` parameter by reference; else a concrete type; a name that is
+    // neither stays a reference, which the verifier reports.
+    const Param *tp = c.param(buf.dtype);
+    DType t;
+    Attribute elem =
+        !(tp && tp->kind == purlin::ParamKind::Type) && parseDType(buf.dtype, t)
+            ? Attribute(TypeAttr::get(elementType(ctx, t)))
+            : Attribute(FlatSymbolRefAttr::get(ctx, buf.dtype));
+    BufferOp::create(b, loc(buf.loc), b.getStringAttr(buf.name),
+                     BufferRoleAttr::get(ctx, (BufferRole)buf.role), elem,
+                     ExprAttr::get(ctx, buf.size));
+  }
   for (const Clause &cl : c.clauses) {
     SmallVector<Attribute> coords;
     std::vector<Expr> extents;
     for (const Dim &d : cl.dims) {
-      coords.push_back(str(d.name));
+      coords.push_back(b.getStringAttr(d.name));
       extents.push_back(d.extent);
     }
-    std::string combine =
-        cl.opParam.empty() ? std::string(redOpName(cl.op)) : cl.opParam;
-    NamesOp::create(b, loc(cl.loc), b.getArrayAttr(coords), exprs(extents),
+    CombineAttr combine =
+        cl.opParam.empty()
+            ? CombineAttr::getFor(ctx, (RedOp)cl.op)
+            : CombineAttr::getForParam(ctx, cl.opParam);
+    NamesOp::create(b, loc(cl.loc), b.getArrayAttr(coords),
+                    exprArray(ctx, extents),
                     FlatSymbolRefAttr::get(ctx, cl.from.buffer),
-                    str(rankText(cl.from.rank)), str(cl.from.index.str()),
+                    rankAttr(ctx, cl, cl.from.rank),
+                    ExprAttr::get(ctx, cl.from.index),
                     FlatSymbolRefAttr::get(ctx, cl.to.buffer),
-                    str(rankText(cl.to.rank)), str(cl.to.index.str()),
-                    str(combine));
+                    rankAttr(ctx, cl, cl.to.rank),
+                    ExprAttr::get(ctx, cl.to.index), combine);
   }
   return op;
 }
@@ -83,80 +194,70 @@ LogicalResult exportCollective(CollectiveOp op, Collective &out) {
   out = Collective();
   out.name = op.getSymName().str();
   out.loc = srcLoc(op.getLoc(), -1);
-  auto expr = [](Operation *o, StringRef text, Expr &e) -> LogicalResult {
-    std::string err;
-    e = parseExprAttr(text, err);
-    if (e.isNull())
-      return o->emitOpError() << "has a malformed expression '" << text
-                              << "': " << err;
-    return success();
-  };
   int tag = 0;
   for (Operation &o : op.getBodyBlock()) {
     SrcLoc loc = srcLoc(o.getLoc(), tag++);
     if (auto p = dyn_cast<ParamOp>(o)) {
       Param q;
       q.name = p.getSymName().str();
+      q.kind = (purlin::ParamKind)p.getKind();
       q.loc = loc;
-      StringRef k = p.getKind();
-      q.kind = k == "ranks"   ? ParamKind::Ranks
-               : k == "count" ? ParamKind::Count
-               : k == "root"  ? ParamKind::Root
-               : k == "type"  ? ParamKind::Type
-               : k == "redop" ? ParamKind::Op
-                              : ParamKind::Table;
-      for (Attribute d : p.getDims()) {
-        Expr e;
-        if (failed(expr(p, cast<StringAttr>(d).getValue(), e)))
-          return failure();
-        q.dims.push_back(e);
-      }
+      if (auto dims = p.getDims())
+        for (Attribute d : *dims)
+          q.dims.push_back(cast<ExprAttr>(d).getValue());
       if (auto m = p.getMax())
-        if (failed(expr(p, *m, q.max)))
-          return failure();
-      if (auto bound = p.getBound())
-        q.bound = bound->str();
+        q.max = *m;
+      if (Attribute bound = p.getBoundAttr())
+        q.bound = boundText(bound);
       out.params.push_back(std::move(q));
     } else if (auto bo = dyn_cast<BufferOp>(o)) {
       Buffer buf;
       buf.name = bo.getSymName().str();
-      buf.role = bo.getRole() == "out" ? BufferRole::Out : BufferRole::In;
-      buf.dtype = bo.getElemType().str();
+      buf.role = (purlin::BufferRole)bo.getRole();
+      if (auto t = dyn_cast<TypeAttr>(bo.getElemType())) {
+        std::optional<DType> dt = elementDType(t.getValue());
+        if (!dt)
+          return bo.emitOpError() << "has an unsupported element type";
+        buf.dtype = dtypeName(*dt);
+      } else {
+        buf.dtype = cast<FlatSymbolRefAttr>(bo.getElemType()).getValue().str();
+      }
+      buf.size = bo.getSize();
       buf.loc = loc;
-      if (failed(expr(bo, bo.getSize(), buf.size)))
-        return failure();
       out.buffers.push_back(std::move(buf));
     } else if (auto n = dyn_cast<NamesOp>(o)) {
       Clause cl;
       cl.loc = cl.opLoc = loc;
-      auto coords = n.getCoords();
-      auto extents = n.getExtents();
-      for (size_t i = 0; i < coords.size() && i < extents.size(); ++i) {
+      ArrayAttr coords = n.getCoords(), extents = n.getExtents();
+      // Verified ops never fail here; an op the verifier has not seen yet
+      // (export runs inside the collective's own verifier) must not crash.
+      if (coords.size() != extents.size() ||
+          (n.getFromRank().isCoord() &&
+           n.getFromRank().getCoord() >= (int64_t)coords.size()) ||
+          (n.getToRank().isCoord() &&
+           n.getToRank().getCoord() >= (int64_t)coords.size()))
+        return failure();
+      for (size_t i = 0; i < coords.size(); ++i) {
         Dim d;
         d.name = cast<StringAttr>(coords[i]).getValue().str();
+        d.extent = cast<ExprAttr>(extents[i]).getValue();
         d.loc = loc;
-        if (failed(expr(n, cast<StringAttr>(extents[i]).getValue(), d.extent)))
-          return failure();
         cl.dims.push_back(std::move(d));
       }
-      auto access = [&](StringRef buffer, StringRef rank, StringRef index,
-                        Access &a) -> LogicalResult {
-        a.buffer = buffer.str();
+      auto access = [&](FlatSymbolRefAttr buffer, RankAttr rank,
+                        const Expr &index, Access &a) {
+        a.buffer = buffer.getValue().str();
+        a.rank = rankSel(n, rank);
+        a.index = index;
         a.loc = a.rankLoc = a.indexLoc = loc;
-        a.rank.every = rank == "*";
-        if (!a.rank.every && failed(expr(n, rank, a.rank.rank)))
-          return failure();
-        return expr(n, index, a.index);
       };
-      if (failed(access(n.getFromBuffer(), n.getFromRank(), n.getFromIndex(),
-                        cl.from)) ||
-          failed(access(n.getToBuffer(), n.getToRank(), n.getToIndex(), cl.to)))
-        return failure();
-      std::string combine = n.getCombine().str();
-      if (!parseRedOp(combine, cl.op)) {
-        cl.op = RedOp::Sum;
-        cl.opParam = combine;
-      }
+      access(n.getFromBufferAttr(), n.getFromRank(), n.getFromIndex(),
+             cl.from);
+      access(n.getToBufferAttr(), n.getToRank(), n.getToIndex(), cl.to);
+      CombineAttr combine = n.getCombine();
+      cl.op = (purlin::RedOp)combine.getOp();
+      if (combine.getParam())
+        cl.opParam = combine.getParam().getValue().str();
       out.clauses.push_back(std::move(cl));
     } else {
       return o.emitOpError() << "is not allowed in a 'layout.collective'";

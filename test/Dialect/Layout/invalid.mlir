@@ -8,8 +8,8 @@ layout.collective @copy_several {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{a copy name has exactly one contributor, but 'x@*' gives every rank; use reduce(op) or name one rank}}
   layout.names i in [C] from @x[*][i] to @y[*][i] copy
 }
@@ -20,8 +20,8 @@ layout.collective @unknown_name {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{unknown name 'K' in the index of 'x'}}
   layout.names i in [C] from @x[*][i + K] to @y[*][i] reduce<sum>
 }
@@ -32,8 +32,8 @@ layout.collective @type_as_value {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'T' is an element type, not a value, in the index of 'x'}}
   layout.names i in [C] from @x[*][i + T] to @y[*][i] reduce<sum>
 }
@@ -45,8 +45,8 @@ layout.collective @op_as_value {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'op' is a reduction op, not a value, in the extent of coordinate 'i'}}
   layout.names i in [op] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -58,8 +58,8 @@ layout.collective @table_no_subscript {
   layout.param @C : count
   layout.param @T : type
   layout.param @cnt : table [R] max C
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{table 'cnt' needs 1 subscript(s) in the extent of coordinate 'i'}}
   layout.names i in [cnt] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -70,8 +70,8 @@ layout.collective @not_a_table {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'C' is not a table, in the extent of coordinate 'i'}}
   layout.names i in [C[0]] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -83,8 +83,8 @@ layout.collective @table_subscripts {
   layout.param @C : count
   layout.param @T : type
   layout.param @cnt : table [R, R] max C
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{table 'cnt' needs 2 subscript(s), got 1, in the extent of coordinate 'i'}}
   layout.names i in [cnt[0]] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -97,8 +97,8 @@ layout.collective @param_twice {
   layout.param @T : type
   // expected-error @+1 {{'C' is defined more than once}}
   layout.param @C : count
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -108,10 +108,10 @@ layout.collective @buffer_twice {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'x' is defined more than once}}
-  layout.buffer @x : in T [C]
+  layout.buffer @x : in @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -121,10 +121,10 @@ layout.collective @buffer_shadows_param {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'C' is defined more than once}}
-  layout.buffer @C : in T [C]
+  layout.buffer @C : in @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -136,8 +136,8 @@ layout.collective @table_no_extent {
   layout.param @T : type
   // expected-error @+1 {{table 'cnt' needs at least one extent}}
   layout.param @cnt : table [] max C
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -149,8 +149,8 @@ layout.collective @table_bad_extent {
   layout.param @T : type
   // expected-error @+1 {{unknown name 'K' in the extent of table 'cnt'}}
   layout.param @cnt : table [K] max C
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -162,8 +162,8 @@ layout.collective @table_bad_bound {
   layout.param @T : type
   // expected-error @+1 {{unknown name 'K' in the bound of table 'cnt'}}
   layout.param @cnt : table [R] max K
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -173,8 +173,8 @@ layout.collective @table_bad_bound {
 layout.collective @no_ranks {
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -186,8 +186,8 @@ layout.collective @two_ranks {
   layout.param @C : count
   layout.param @T : type
   layout.param @S : ranks
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -198,8 +198,8 @@ layout.collective @bad_type {
   layout.param @C : count
   layout.param @T : type
   // expected-error @+1 {{unknown element type 'f7' of buffer 'x'}}
-  layout.buffer @x : in f7 [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @f7 [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{element types differ: 'x' is f7, 'y' is T}}
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -211,8 +211,8 @@ layout.collective @bad_size {
   layout.param @C : count
   layout.param @T : type
   // expected-error @+1 {{unknown name 'K' in the size of buffer 'x'}}
-  layout.buffer @x : in T [C + K]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C + K]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -223,8 +223,8 @@ layout.collective @no_names {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
 }
 
 // -----
@@ -233,8 +233,8 @@ layout.collective @unknown_buffer {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{unknown buffer 'z'}}
   layout.names i in [C] from @z[*][i] to @y[*][i] reduce<sum>
 }
@@ -245,8 +245,8 @@ layout.collective @read_output {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'y' is an output buffer; names are read from inputs}}
   layout.names i in [C] from @y[0][i] to @y[*][i] copy
 }
@@ -257,8 +257,8 @@ layout.collective @write_input {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'x' is an input buffer; names are written to outputs}}
   layout.names i in [C] from @x[0][i] to @x[*][i] copy
 }
@@ -269,8 +269,8 @@ layout.collective @rank_coord_range {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{rank coordinate 'r' must range over [R]}}
   layout.names (r, i) in [C, C] from @x[r][i] to @y[*][r] copy
 }
@@ -281,8 +281,8 @@ layout.collective @bad_rank {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{a contributor rank is '*', a coordinate ranging over the ranks, or an expression of parameters; 'r + 1' is none of these}}
   layout.names (r, i) in [R, C] from @x[r + 1][i] to @y[r][i] copy
 }
@@ -293,8 +293,8 @@ layout.collective @bad_dest_rank {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{a destination rank is '*', a coordinate ranging over the ranks, or an expression of parameters; 'r%2' is none of these}}
   layout.names (r, i) in [R, C] from @x[r][i] to @y[r mod 2][i] copy
 }
@@ -305,8 +305,8 @@ layout.collective @non_affine {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{the index of 'x' must be affine in the coordinates (r, i): 'i*i'}}
   layout.names (r, i) in [R, C] from @x[r][i*i] to @y[r][i] copy
 }
@@ -317,8 +317,8 @@ layout.collective @coord_twice {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{coordinate 'i' is defined more than once}}
   layout.names (i, i) in [C, C] from @x[0][i] to @y[0][i] copy
 }
@@ -329,8 +329,8 @@ layout.collective @coord_shadows_param {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{coordinate 'C' is defined more than once}}
   layout.names C in [C] from @x[0][C] to @y[0][C] copy
 }
@@ -343,7 +343,7 @@ layout.collective @no_coords {
   layout.buffer @x : in f32 [C]
   layout.buffer @y : out f32 [C]
   // expected-error @+1 {{a name space needs at least one coordinate}}
-  "layout.names"() <{combine = "copy", coords = [], extents = [], from_buffer = @x, from_index = "0", from_rank = "0", to_buffer = @y, to_index = "0", to_rank = "0"}> : () -> ()
+  "layout.names"() <{combine = #layout.combine<copy>, coords = [], extents = [], from_buffer = @x, from_index = #layout.expr<0>, from_rank = #layout.rank<expr 0>, to_buffer = @y, to_index = #layout.expr<0>, to_rank = #layout.rank<expr 0>}> : () -> ()
 }
 
 // -----
@@ -352,10 +352,10 @@ layout.collective @not_an_op {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{'C' is not a reduction op parameter}}
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<C>
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@C>
 }
 
 // -----
@@ -364,7 +364,7 @@ layout.collective @types_differ {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
+  layout.buffer @x : in @T [C]
   layout.buffer @y : out f32 [C]
   // expected-error @+1 {{element types differ: 'x' is T, 'y' is f32}}
   layout.names i in [C] from @x[0][i] to @y[0][i] copy
@@ -376,8 +376,8 @@ layout.collective @no_contributor {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{contributor rank out of range: name (i=0) under R=1, C=1 has no contributor}}
   layout.names i in [C] from @x[R][i] to @y[0][i] copy
 }
@@ -388,8 +388,8 @@ layout.collective @no_destination {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{destination rank out of range: name (i=0) under R=1, C=1 has no destination}}
   layout.names i in [C] from @x[0][i] to @y[R - 2][i] copy
 }
@@ -400,8 +400,8 @@ layout.collective @read_out_of_bounds {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{the index of 'x' is out of bounds: name (i=0) under R=1, C=1 reads 1, size 1}}
   layout.names i in [C] from @x[0][i + 1] to @y[0][i] copy
 }
@@ -412,8 +412,8 @@ layout.collective @write_out_of_bounds {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [R*C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [R*C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{the index of 'y' is out of bounds: name (r=1, i=0) under R=2, C=2 writes 2, size 2}}
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
 }
@@ -424,8 +424,8 @@ layout.collective @two_writers {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{two names write one place: name (r=1, i=0) under R=2, C=2 and name (r=0, i=0) both write 'y@0[0]'}}
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][i] copy
 }
@@ -436,8 +436,8 @@ layout.collective @two_clauses_one_place {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[0][i] to @y[*][i] copy
   // expected-error @+1 {{two names write one place: name (j=0) under R=1, C=1 and name (i=0) both write 'y@0[0]'}}
   layout.names j in [C] from @x[0][j] to @y[*][j] copy
@@ -450,8 +450,8 @@ layout.collective @negative_size {
   layout.param @C : count
   layout.param @T : type
   // expected-error @+1 {{buffer 'x' has a negative size under R=1, C=1}}
-  layout.buffer @x : in T [C - 2]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C - 2]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[0][i] to @y[0][i] copy
 }
 
@@ -461,8 +461,8 @@ layout.collective @bad_extent {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   // expected-error @+1 {{the extent of coordinate 'j' cannot be evaluated (division by zero or table index out of range)}}
   layout.names (i, j) in [C, C / (C - C)] from @x[0][i] to @y[0][i] copy
 }
@@ -474,8 +474,8 @@ layout.collective @ranks_bound_zero {
   layout.param @R : ranks = 0
   layout.param @C : count
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -486,8 +486,8 @@ layout.collective @count_bound_negative {
   // expected-error @+1 {{count 'C' must not be negative}}
   layout.param @C : count = -1
   layout.param @T : type
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -499,8 +499,8 @@ layout.collective @root_out_of_range {
   layout.param @T : type
   // expected-error @+1 {{root 'root' = 4 must lie in [0, 4)}}
   layout.param @root : root = 4
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[root][i] to @y[*][i] copy
 }
 
@@ -512,8 +512,8 @@ layout.collective @table_value_out_of_range {
   layout.param @T : type
   // expected-error @+1 {{table 'cnt' has the value 9, outside [0, C = 1]}}
   layout.param @cnt : table [2] max C = [1, 9]
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -525,8 +525,8 @@ layout.collective @table_bound_shape {
   layout.param @C : count
   layout.param @T : type
   layout.param @cnt : table [2] max 9 = [1, 2, 3]
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -538,8 +538,8 @@ layout.collective @table_bound_unknown {
   layout.param @T : type
   // expected-error @+1 {{division by zero}}
   layout.param @cnt : table [2] max C / 0
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
 
@@ -559,65 +559,195 @@ layout.collective @bad_role {
 
 // -----
 
+// The ops' own verifiers and syntax: what the typed attributes do not rule
+// out by construction.
+
 layout.collective @bad_bound_type {
-  // expected-error @+1 {{'layout.param' op binds an unknown element type 'f7'}}
+  // expected-error @+1 {{expected non-function type}}
   layout.param @T : type = f7
 }
 
 // -----
 
+layout.collective @unsupported_bound_type {
+  // expected-error @+1 {{'layout.param' op binds 'i16', not an element type purlin supports (f32, f16, bf16, f8E4M3FN, f8E5M2, i8, ui8, i32, i64, f64)}}
+  layout.param @T : type = i16
+}
+
+// -----
+
 layout.collective @bad_bound_op {
-  // expected-error @+1 {{'layout.param' op binds an unknown reduction op 'copy' (sum, prod, min, max or avg)}}
+  // expected-error @+1 {{'layout.param' op binds 'copy', not a reduction op (sum, prod, min, max or avg)}}
   layout.param @op : redop = copy
 }
 
 // -----
 
-layout.collective @bad_bound_int {
-  // expected-error @+1 {{'layout.param' op binds 'x', not an integer}}
-  "layout.param"() <{kind = "count", sym_name = "C", bound = "x"}> : () -> ()
+layout.collective @unknown_bound_op {
+  // expected-error @+1 {{expected a reduction op (sum, prod, min, max or avg), got 'mean'}}
+  layout.param @op : redop = mean
+}
+
+// -----
+
+layout.collective @bound_of_other_kind {
+  // expected-error @+1 {{'layout.param' op binds f32, not an integer}}
+  "layout.param"() <{kind = #layout.param_kind<count>, sym_name = "C", bound = f32}> : () -> ()
+}
+
+// -----
+
+layout.collective @table_bound_not_entries {
+  // expected-error @+1 {{'layout.param' op binds 4 : i64, not the table's entries (array<i64: ...>)}}
+  "layout.param"() <{kind = #layout.param_kind<table>, sym_name = "t", dims = [#layout.expr<2>], max = #layout.expr<9>, bound = 4}> : () -> ()
+}
+
+// -----
+
+layout.collective @type_bound_not_type {
+  // expected-error @+1 {{'layout.param' op binds 4 : i64, not an element type}}
+  "layout.param"() <{kind = #layout.param_kind<type>, sym_name = "T", bound = 4}> : () -> ()
 }
 
 // -----
 
 layout.collective @max_on_scalar {
   // expected-error @+1 {{'layout.param' op only a table has a bound ('max')}}
-  "layout.param"() <{kind = "count", sym_name = "C", max = "4"}> : () -> ()
+  "layout.param"() <{kind = #layout.param_kind<count>, sym_name = "C", max = #layout.expr<4>}> : () -> ()
+}
+
+// -----
+
+layout.collective @dims_on_scalar {
+  // expected-error @+1 {{'layout.param' op only a table has extents}}
+  "layout.param"() <{kind = #layout.param_kind<count>, sym_name = "C", dims = [#layout.expr<4>]}> : () -> ()
 }
 
 // -----
 
 layout.collective @table_without_max {
   // expected-error @+1 {{'layout.param' op 'table' needs a bound ('max')}}
-  "layout.param"() <{kind = "table", sym_name = "t", dims = ["4"]}> : () -> ()
+  "layout.param"() <{kind = #layout.param_kind<table>, sym_name = "t", dims = [#layout.expr<4>]}> : () -> ()
+}
+
+// -----
+
+layout.collective @table_without_dims {
+  // expected-error @+1 {{'layout.param' op 'table' needs its extents ('dims')}}
+  "layout.param"() <{kind = #layout.param_kind<table>, sym_name = "t", max = #layout.expr<4>}> : () -> ()
 }
 
 // -----
 
 layout.collective @unknown_kind_generic {
-  // expected-error @+1 {{'layout.param' op has an unknown kind 'size'}}
-  "layout.param"() <{kind = "size", sym_name = "C"}> : () -> ()
+  // expected-error @+2 {{expected ::purlin::layout::ParamKind to be one of: ranks, count, root, type, redop, table}}
+  // expected-error @+1 {{failed to parse Layout_ParamKindAttr parameter 'value' which is to be a `::purlin::layout::ParamKind`}}
+  "layout.param"() <{kind = #layout.param_kind<size>, sym_name = "C"}> : () -> ()
+}
+
+// -----
+
+layout.collective @bad_kind {
+  // expected-error @+1 {{expected a parameter kind (ranks, count, root, type, redop or table), got 'rank'}}
+  layout.param @R : rank
+}
+
+// -----
+
+layout.collective @bad_role {
+  // expected-error @+1 {{expected 'in' or 'out', got 'inout'}}
+  layout.buffer @x : inout f32 [4]
+}
+
+// -----
+
+layout.collective @unsupported_type {
+  // expected-error @+1 {{'layout.buffer' op has the element type 'i16', which purlin does not support (f32, f16, bf16, f8E4M3FN, f8E5M2, i8, ui8, i32, i64, f64)}}
+  layout.buffer @x : in i16 [4]
+}
+
+// -----
+
+layout.collective @type_not_a_type_param {
+  layout.param @R : ranks
+  layout.param @C : count
+  // expected-error @+1 {{unknown element type 'C' of buffer 'x'}}
+  layout.buffer @x : in @C [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{element types differ: 'x' is C, 'y' is f32}}
+  layout.names i in [C] from @x[0][i] to @y[0][i] copy
 }
 
 // -----
 
 layout.collective @malformed_size {
-  // expected-error @+1 {{'layout.buffer' op has a malformed size 'C +'}}
-  "layout.buffer"() <{sym_name = "x", role = "in", elem_type = "f32", size = "C +"}> : () -> ()
+  // expected-error @+1 {{expected an expression}}
+  "layout.buffer"() <{sym_name = "x", role = #layout.role<in>, elem_type = f32, size = #layout.expr<C +>}> : () -> ()
 }
 
 // -----
 
 layout.collective @coords_extents {
   // expected-error @+1 {{'layout.names' op has 2 coordinate(s) but 1 extent(s)}}
-  "layout.names"() <{combine = "copy", coords = ["i", "j"], extents = ["4"], from_buffer = @x, from_index = "i", from_rank = "0", to_buffer = @y, to_index = "i", to_rank = "0"}> : () -> ()
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["i", "j"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<expr 0>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<expr 0>}> : () -> ()
+}
+
+// -----
+
+layout.collective @coord_not_a_name {
+  // expected-error @+1 {{'layout.names' op has the coordinate 'i.j', which is not a name}}
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["i.j"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<0>, from_rank = #layout.rank<expr 0>, to_buffer = @y, to_index = #layout.expr<0>, to_rank = #layout.rank<expr 0>}> : () -> ()
+}
+
+// -----
+
+layout.collective @custom_coord_not_a_name {
+  layout.param @R : ranks
+  // expected-error @+1 {{'i.j' is not a name}}
+  layout.names i.j in [R] from @x[0][0] to @y[0][0] copy
+}
+
+// -----
+
+layout.collective @rank_coord_out_of_range {
+  // expected-error @+1 {{'layout.names' op 'from' rank is coordinate 3, but the clause has 1}}
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["i"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<coord 3>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<expr 0>}> : () -> ()
+}
+
+// -----
+
+layout.collective @rank_expr_is_coord {
+  // expected-error @+1 {{'layout.names' op 'to' rank 'r' is coordinate 0: write #layout.rank<coord 0>}}
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["r"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<r>, from_rank = #layout.rank<expr 0>, to_buffer = @y, to_index = #layout.expr<0>, to_rank = #layout.rank<expr r>}> : () -> ()
 }
 
 // -----
 
 layout.collective @malformed_rank {
-  // expected-error @+1 {{'layout.names' op has a malformed rank '**'}}
-  "layout.names"() <{combine = "copy", coords = ["i"], extents = ["4"], from_buffer = @x, from_index = "i", from_rank = "**", to_buffer = @y, to_index = "i", to_rank = "0"}> : () -> ()
+  // expected-error @+1 {{expected 'every', 'coord' or 'expr', got 'star'}}
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["i"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<star>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<expr 0>}> : () -> ()
+}
+
+// -----
+
+layout.collective @negative_coord {
+  // expected-error @+1 {{a coordinate rank needs a coordinate number >= 0, got -1}}
+  "layout.names"() <{combine = #layout.combine<copy>, coords = ["i"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<coord -1>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<expr 0>}> : () -> ()
+}
+
+// -----
+
+layout.collective @bad_combine {
+  // expected-error @+1 {{expected copy, sum, prod, min, max, avg or a redop parameter (@name), got 'mean'}}
+  "layout.names"() <{combine = #layout.combine<mean>, coords = ["i"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<every>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<every>}> : () -> ()
+}
+
+// -----
+
+layout.collective @reduce_copy {
+  layout.param @R : ranks
+  // expected-error @+1 {{expected a reduction op (sum, prod, min, max, avg) or a redop parameter (@name), got 'copy'}}
+  layout.names i in [R] from @x[*][i] to @y[*][i] reduce<copy>
 }
 
 // -----
@@ -637,8 +767,62 @@ layout.collective @foreign_op {
 
 // -----
 
+// Expressions parse with the spec's parser: its messages and limits.
+
 layout.collective @deep {
   layout.param @R : ranks
   // expected-error @+1 {{expected an expression}}
   layout.buffer @x : in f32 [R + ]
+}
+
+// -----
+
+layout.collective @unclosed_paren {
+  layout.param @R : ranks
+  // expected-error @+1 {{expected ')' to close '('}}
+  layout.buffer @x : in f32 [(R + 1]
+}
+
+// -----
+
+layout.collective @unclosed_subscript {
+  layout.param @R : ranks
+  // expected-error @+1 {{expected ']' after the table subscript}}
+  layout.names i in [t[R) from @x[0][i] to @y[0][i] copy
+}
+
+// -----
+
+layout.collective @literal_too_large {
+  // expected-error @+1 {{integer literal too large (the limit is 2^40)}}
+  layout.buffer @x : in f32 [1099511627777]
+}
+
+// -----
+
+layout.collective @name_with_dot {
+  // expected-error @+1 {{'a.b' is not a name (a letter or '_', then letters, digits or '_')}}
+  layout.buffer @x : in f32 [a.b + 1]
+}
+
+// -----
+
+layout.collective @too_deep {
+  // expected-error @+1 {{expression too deep (more than 128 levels)}}
+  layout.buffer @x : in f32 [((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))]
+}
+
+// -----
+
+layout.collective @chain_too_deep {
+  // expected-error @+1 {{expression too deep (more than 128 levels)}}
+  layout.buffer @x : in f32 [1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1]
+}
+
+// -----
+
+// A floor modulo is `mod` in MLIR text: '%' starts an SSA name there.
+layout.collective @percent {
+  // expected-error @+1 {{invalid SSA name}}
+  layout.buffer @x : in f32 [4 % 2]
 }

@@ -37,9 +37,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144) inplace_safe {
   snac.signal @ready
@@ -84,9 +84,9 @@ layout.collective @all_reduce {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
 snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band [262144, -1) inplace_same attributes {note = "kept"} {
   snac.consume mine from input to self clause 0
@@ -124,11 +124,11 @@ layout.collective @two {
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in T [C]
-  layout.buffer @y : out T [R*C]
-  layout.buffer @z : out T [C]
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R*C]
+  layout.buffer @z : out @T [C]
   layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
-  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<op>
+  layout.names i in [C] from @x[*][i] to @z[*][i] reduce<@op>
 }
 snac.program @pipelined of @two "staged" lanes 1 chunks 64 band [0, -1) {
   snac.signal @data0

@@ -1,6 +1,8 @@
-// Between the layout dialect and the core model (purlin::Collective): the
+// The layout dialect as a view of the spec's model (purlin::Collective): the
 // frontend imports a parsed collective, and every pass that needs the
-// semantics (the verifier, SNAC inference) exports it back.
+// semantics (the verifier, SNAC inference, the checker, lowering) exports it.
+// Both directions are lossless: every field of the model has a typed
+// attribute, and expressions are the spec's own trees.
 #pragma once
 
 #include "purlin/Dialect/Layout/LayoutOps.h"
@@ -13,24 +15,21 @@ namespace layout {
 
 /// Builds a `layout.collective` for `c` at the builder's insertion point.
 /// Locations are FileLineColLoc(filename, line, col) from each SrcLoc
-/// (UnknownLoc where a SrcLoc has no line).
-CollectiveOp importCollective(mlir::OpBuilder &b, const Collective &c,
-                              llvm::StringRef filename);
+/// (UnknownLoc where a SrcLoc has no line). Fails, with a diagnostic at the
+/// parameter, only on a bound value that does not fit its kind.
+mlir::FailureOr<CollectiveOp> importCollective(mlir::OpBuilder &b,
+                                               const Collective &c,
+                                               llvm::StringRef filename);
 
-/// Converts `op` to the core model. Every SrcLoc carries the line and column
+/// Reads `op` as the spec's model. Every SrcLoc carries the line and column
 /// of its op's FileLineColLoc (0 when there is none) and, as its tag, the
 /// position of that op in the body (-1 for the collective op itself);
-/// opForTag maps a tag back. Fails, with a diagnostic on the offending op,
-/// only on an expression that does not parse (ops that passed their own
-/// verifiers never fail).
+/// opForTag maps a tag back. Fails only on an op that is not verified (an
+/// op of another dialect in the body, a coordinate out of range).
 mlir::LogicalResult exportCollective(CollectiveOp op, Collective &out);
 
 /// The op a SrcLoc::tag set by exportCollective refers to.
 mlir::Operation *opForTag(CollectiveOp op, int tag);
-
-/// Parses an expression stored in an attribute of the layout dialect.
-/// Returns a null Expr and sets `error` on failure.
-Expr parseExprAttr(llvm::StringRef text, std::string &error);
 
 } // namespace layout
 } // namespace purlin

@@ -3,6 +3,7 @@
 #define PURLIN_DIALECT_LAYOUT_TD
 
 include "purlin/Dialect/Layout/LayoutDialect.td"
+include "purlin/Dialect/Layout/LayoutAttrs.td"
 include "purlin/Dialect/Layout/LayoutOps.td"
 
 #endif // PURLIN_DIALECT_LAYOUT_TD

@@ -1,7 +1,8 @@
 #ifndef PURLIN_DIALECT_LAYOUT_OPS_TD
 #define PURLIN_DIALECT_LAYOUT_OPS_TD
 
-include "purlin/Dialect/Layout/LayoutDialect.td"
+include "purlin/Dialect/Layout/LayoutAttrs.td"
+include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 
@@ -14,10 +15,11 @@ def Layout_CollectiveOp : Layout_Op<"collective", [
   let description = [{
     The collective `@name`. Its single block holds `layout.param`,
     `layout.buffer` and `layout.names` ops, in source order. The verifier
-    converts the body to a `purlin::Collective` and runs the core's
-    `checkStructure`, then `checkBinding` under the sample bindings of
-    `sampleBindings` (values bound with `= ...` are kept); each problem is
-    reported at the op it comes from.
+    views the body as the spec's `purlin::Collective` (a lossless
+    conversion of the typed attributes) and runs `checkStructure`, then
+    `checkBinding` under the sample bindings of `sampleBindings` (values
+    bound with `= ...` are kept); each problem is reported at the op it
+    comes from.
 
     ```mlir
     layout.collective @all_reduce {
@@ -25,9 +27,9 @@ def Layout_CollectiveOp : Layout_Op<"collective", [
       layout.param @C : count
       layout.param @T : type
       layout.param @op : redop
-      layout.buffer @x : in T [C]
-      layout.buffer @y : out T [C]
-      layout.names i in [C] from @x[*][i] to @y[*][i] reduce<op>
+      layout.buffer @x : in @T [C]
+      layout.buffer @y : out @T [C]
+      layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
     }
     ```
   }];
@@ -53,8 +55,9 @@ def Layout_ParamOp : Layout_Op<"param", [HasParent<"CollectiveOp">]> {
     element count (`count`), a root rank (`root`), an element type (`type`),
     a reduction op (`redop`) or a table of counts (`table`, with its extents
     and an inclusive upper bound of its entries). A value bound at compile
-    time follows `=`: an integer, an element type, an op, or the table's
-    entries in row-major order.
+    time follows `=`, typed by the kind: an integer (`ranks`, `count`,
+    `root`), an MLIR element type (`type`), a reduction op (`redop`), or the
+    table's entries in row-major order (`table`).
 
     ```mlir
     layout.param @R : ranks = 8
@@ -65,10 +68,11 @@ def Layout_ParamOp : Layout_Op<"param", [HasParent<"CollectiveOp">]> {
     layout.param @lens : table [2] max 9 = [3, 9]
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind,
-                       DefaultValuedAttr<StrArrayAttr, "{}">:$dims,
-                       OptionalAttr<StrAttr>:$max,
-                       OptionalAttr<StrAttr>:$bound);
+  let arguments = (ins SymbolNameAttr:$sym_name, Layout_ParamKindAttr:$kind,
+                       OptionalAttr<Layout_ExprArrayAttr>:$dims,
+                       OptionalAttr<Layout_ExprAttr>:$max,
+                       OptionalAttr<AnyAttrOf<[I64Attr, TypeAttr,
+                           Layout_RedOpAttr, DenseI64ArrayAttr]>>:$bound);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
@@ -80,16 +84,18 @@ def Layout_BufferOp : Layout_Op<"buffer", [HasParent<"CollectiveOp">]> {
   let summary = "an input or output buffer, with its size per rank";
   let description = [{
     A buffer of every rank: its role (`in` or `out`), its element type (a
-    `type` parameter or a concrete type: f32, f16, bf16, f8e4m3, f8e5m2, i8,
-    u8, i32, i64, f64) and its number of elements per rank.
+    reference to a `type` parameter, or one of the MLIR types purlin
+    supports: `f32`, `f16`, `bf16`, `f8E4M3FN`, `f8E5M2`, `i8`, `ui8`, `i32`,
+    `i64`, `f64`) and its number of elements per rank.
 
     ```mlir
-    layout.buffer @x : in T [C]
-    layout.buffer @y : out T [R*C]
+    layout.buffer @x : in @T [C]
+    layout.buffer @y : out bf16 [R*C]
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$role,
-                       StrAttr:$elem_type, StrAttr:$size);
+  let arguments = (ins SymbolNameAttr:$sym_name, Layout_BufferRoleAttr:$role,
+                       AnyAttrOf<[TypeAttr, FlatSymbolRefAttr]>:$elem_type,
+                       Layout_ExprAttr:$size);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
@@ -105,21 +111,23 @@ def Layout_NamesOp : Layout_Op<"names", [HasParent<"CollectiveOp">]> {
     earlier coordinates). Each name is read `from` a buffer at a rank and an
     index, and written `to` a buffer at a rank and an index. A rank is `*`
     (every rank), a coordinate ranging over the ranks, or an expression of
-    parameters; indexes are affine in the coordinates. The op is `copy` (one
-    contributor) or `reduce<op>` where op is sum, prod, min, max, avg or a
-    `redop` parameter.
+    parameters (`#layout.rank`); indexes are affine in the coordinates. The
+    combine (`#layout.combine`) is `copy` (one contributor), `reduce<op>`
+    with op sum, prod, min, max or avg, or `reduce<@p>` for a `redop`
+    parameter `p`.
 
     ```mlir
     layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r*C + i] copy
     layout.names i in [C] from @x[*][i] to @y[root][i] reduce<sum>
+    layout.names (s, d, i) in [R, R, cnt[s][d]] from @x[s][d*M + i] to @y[d][s*M + i] copy
     ```
   }];
-  let arguments = (ins StrArrayAttr:$coords, StrArrayAttr:$extents,
-                       FlatSymbolRefAttr:$from_buffer, StrAttr:$from_rank,
-                       StrAttr:$from_index,
-                       FlatSymbolRefAttr:$to_buffer, StrAttr:$to_rank,
-                       StrAttr:$to_index,
-                       StrAttr:$combine);
+  let arguments = (ins StrArrayAttr:$coords, Layout_ExprArrayAttr:$extents,
+                       FlatSymbolRefAttr:$from_buffer,
+                       Layout_RankAttr:$from_rank, Layout_ExprAttr:$from_index,
+                       FlatSymbolRefAttr:$to_buffer,
+                       Layout_RankAttr:$to_rank, Layout_ExprAttr:$to_index,
+                       Layout_CombineAttr:$combine);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
