@@ -278,10 +278,18 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     << "// Include it and pass purlin_collective_" << c.name
     << "() to purlinCollCreate (purlin/purlin.h).\n"
     << "#pragma once\n#include \"purlin/spec/Entry.h\"\n\n";
-  h << "// Parameters (scalar values go in this order):";
-  for (auto &p : c.params)
-    if (isScalarParam(p.kind))
-      h << " " << p.name << " (" << paramKindName(p.kind) << ")";
+  // The rank count comes from the communicator, not from purlinArgs: list
+  // it apart from the scalars the caller passes (purlin.h,
+  // purlinCollScalarName).
+  std::string ranks, scalars;
+  for (auto &p : c.params) {
+    if (p.kind == ParamKind::Ranks)
+      ranks = p.name;
+    else if (isScalarParam(p.kind))
+      scalars += " " + p.name + " (" + paramKindName(p.kind) + ")";
+  }
+  h << "// Parameters: " << ranks << " (ranks) is the communicator's size; "
+    << "purlinArgs.scalars, in order:" << (scalars.empty() ? " none" : scalars);
   h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
     << "const purlin_collective_info *purlin_collective_" << c.name << "(void);\n"
     << "#ifdef __cplusplus\n}\n#endif\n";
