@@ -3,6 +3,7 @@
 #include "purlin/Dialect/Layout/LayoutOps.h"
 #include "purlin/Dialect/Snac/SnacOps.h"
 #include "purlin/Passes/Passes.h"
+#include "purlin/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -14,6 +15,7 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
 
 void registerAllPasses() {
   registerPurlinPasses();
+  registerPipeline();
 }
 
 } // namespace purlin

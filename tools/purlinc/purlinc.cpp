@@ -1,6 +1,8 @@
-// purlinc: compiles a .purlin collective and prints a stage of it. A thin
-// CLI over purlin/Pipeline.h, where the stages live.
+// purlinc: compiles a .purlin collective and prints a stage of it. A thin CLI
+// over purlin/Pipeline.h: parse -> verify -> layout IR -> passes (infer,
+// check, emit) -> the stage asked for.
 #include "purlin/Pipeline.h"
+#include "purlin/spec/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -18,12 +20,18 @@ Examples:
   purlinc examples/all_reduce.purlin --emit=plan --strategy=staged --chunks=4
   purlinc examples/all_reduce.purlin --emit=cuda --target=sm_90
   purlinc examples/all_reduce.purlin --target=host -o gen/host   compile
+  purlinc examples/all_reduce.purlin --emit=snac --dump-stages stages/
 
 Parameters left unbound stay symbolic: the collective is then verified under
 small sample values (R of 1, 2, 3 and 5, ...). Bound values are verified as
 given. Errors print as FILE:LINE:COL: error: ..., with the source line; the
 exit status is 0 on success, 1 on an error in the source or its bindings,
 2 on a command-line error.)";
+
+int commandLineError(const std::string &msg) {
+  llvm::errs() << "purlinc: error: " << msg << "\n";
+  return 2;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -34,8 +42,13 @@ int main(int argc, char **argv) {
 
   std::string input, output = "-", emitName = "layout";
   purlin::BindOptions bind;
-  bool printLocs = false;
+  purlin::CompileOptions opts;
   int64_t ranks = 0, count = 0, root = 0;
+  // Pipeline options through plain variables (CLI11 binds those), starting
+  // from the passes' defaults.
+  std::string target = opts.pipeline.target, strategy = opts.pipeline.strategy;
+  int lanes = opts.pipeline.lanes, chunks = opts.pipeline.chunks;
+  int64_t smallBytes = opts.pipeline.smallBytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -56,21 +69,25 @@ int main(int argc, char **argv) {
                  "i8, u8, i32, i64, f64)");
   app.add_option("--op", bind.op,
                  "bind every redop parameter (sum, prod, min, max, avg)");
-  app.add_flag("--print-locs", printLocs,
-               "with --emit=layout, print the source location of every op");
-  purlin::EmitOptions opts;
-  std::string targetDir;
+  app.add_flag("--print-locs", opts.printLocations,
+               "print the source location of every op in printed IR");
   auto *targetOpt = app.add_option(
-      "--target", opts.target,
-      "compile for host, sm_80, sm_90 or sm_100: with -o DIR (and no --emit) "
-      "writes DIR/NAME.purlin.{cpp|cu,h} and DIR/registry.cpp");
-  app.add_option("--strategy", opts.strategy,
+      "--target", target,
+      "compile for " + purlin::targetNames() +
+          ": with -o DIR (and no --emit) writes DIR/NAME.purlin.{cpp|cu,h} "
+          "and DIR/registry.cpp");
+  app.add_option("--strategy", strategy,
                  "SNAC strategy: auto (default: the size chooser), " +
                      purlin::strategyList());
-  app.add_option("--lanes", opts.lanes, "lanes per rank (0: default)");
-  app.add_option("--chunks", opts.chunks, "pipeline chunks (0: default)");
-  app.add_option("--small-bytes", opts.smallBytes,
-                 "auto: one-shot below this many bytes per rank");
+  app.add_option("--lanes", lanes, "lanes per rank (0: default)");
+  app.add_option("--chunks", chunks, "pipeline chunks (0: default)");
+  app.add_option("--small-bytes", smallBytes,
+                 "auto: one-shot below this many bytes per rank (0: never)");
+  app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
+               "print the IR after the import and after every pass to stderr");
+  app.add_option("--dump-stages", opts.dumpDir,
+                 "write the IR after the import and after every pass into "
+                 "this folder (0-layout.mlir, 1-purlin-snac-infer.mlir, ...)");
 
   try {
     app.parse(argc, argv);
@@ -83,23 +100,30 @@ int main(int argc, char **argv) {
     bind.count = count;
   if (*rootOpt)
     bind.root = root;
+  opts.pipeline.target = target;
+  opts.pipeline.strategy = strategy;
+  opts.pipeline.lanes = lanes;
+  opts.pipeline.chunks = chunks;
+  opts.pipeline.smallBytes = smallBytes;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");
-  if (toDir && output == "-") {
-    llvm::errs() << "purlinc: error: --target without --emit writes files: "
-                    "give the output folder with -o DIR\n";
-    return 2;
-  }
+  if (toDir && output == "-")
+    return commandLineError("--target without --emit writes files: give the "
+                            "output folder with -o DIR");
   auto emitKind = purlin::parseEmitKind(emitName);
-  if (!emitKind) {
-    llvm::errs() << "purlinc: error: unknown --emit value '" << emitName
-                 << "' (expected one of: " << purlin::emitKindNames() << ")\n";
-    return 2;
-  }
+  if (!emitKind)
+    return commandLineError("unknown --emit value '" + emitName +
+                            "' (expected one of: " + purlin::emitKindNames() +
+                            ")");
+  opts.kind = *emitKind;
+  if (toDir)
+    opts.outDir = output;
+  std::string error;
+  if (!purlin::checkOptions(opts, error))
+    return commandLineError(error);
 
   purlin::Source src;
-  std::string error;
   if (!purlin::loadSource(input, src, error)) {
     llvm::errs() << "purlinc: error: " << error << "\n";
     return 1;
@@ -114,22 +138,13 @@ int main(int argc, char **argv) {
   if (!purlin::verifySource(src, c, llvm::errs()))
     return 1;
 
-  if (toDir) {
-    if (!purlin::compileToDir(c, src.path, opts, output, error)) {
-      llvm::errs() << "purlinc: error: " << error << "\n";
-      return 1;
-    }
-    return 0;
-  }
-  opts.kind = *emitKind;
-  opts.printLocations = printLocs;
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (!purlin::emit(src, c, opts, os, error)) {
-    llvm::errs() << "purlinc: error: " << error << "\n";
+  if (!purlin::compile(src, c, opts, os, llvm::errs()))
     return 1;
-  }
   os.flush();
+  if (toDir)
+    return 0;
   if (output == "-") {
     llvm::outs() << text;
     return 0;

@@ -1,14 +1,18 @@
-// The stages of purlinc as a library: read and parse a `.purlin` source, bind
-// parameters at compile time, verify, and emit a stage. The purlinc tool is a
-// thin CLI over this file; tests and other tools call it directly.
+// The compiler as a library: the source stages (read, parse, bind, verify a
+// `.purlin` file; Source.cpp) and the IR stages (import into the layout
+// dialect, the pass pipeline, printing a stage; Pipeline.cpp). purlinc is a
+// thin CLI over this file; purlin-opt runs the same pipeline
+// (--purlin-pipeline) and the same passes one by one.
 //
-// Adding a stage (snac, atom, cuda, ...): add an EmitKind, its name in
-// parseEmitKind/emitKindNames, and its case in emit() (Pipeline.cpp).
+// Adding a stage to print (--emit=NAME): an EmitKind, its name in
+// parseEmitKind/emitKindNames, and its case in compile().
 #pragma once
 
-#include "purlin/Plan/Plan.h"
+#include "purlin/Passes/Passes.h"
 #include "purlin/spec/Collective.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -16,6 +20,10 @@
 #include <vector>
 
 namespace purlin {
+
+//===----------------------------------------------------------------------===//
+// Source stages (Source.cpp)
+//===----------------------------------------------------------------------===//
 
 /// A source file and its text, kept for printing diagnostics with the line.
 struct Source {
@@ -55,49 +63,82 @@ bool bindParams(Collective &c, const BindOptions &opts, std::string &error);
 bool verifySource(const Source &src, const Collective &c,
                   llvm::raw_ostream &errs);
 
+//===----------------------------------------------------------------------===//
+// The pass pipeline (Pipeline.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The options of the pipeline; each defaults to its pass's own default
+/// (Passes.td), so the two cannot disagree.
+struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
+  Option<std::string> strategy{
+      *this, "strategy", llvm::cl::desc("purlin-snac-infer: the strategy"),
+      llvm::cl::init(SnacInferOptions().strategy)};
+  Option<int> lanes{*this, "lanes",
+                    llvm::cl::desc("purlin-snac-infer: lanes per rank"),
+                    llvm::cl::init(SnacInferOptions().lanes)};
+  Option<int> chunks{*this, "chunks",
+                     llvm::cl::desc("purlin-snac-infer: pipeline chunks"),
+                     llvm::cl::init(SnacInferOptions().chunks)};
+  Option<int64_t> smallBytes{
+      *this, "small-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's one-shot band edge"),
+      llvm::cl::init(SnacInferOptions().smallBytes)};
+  Option<int> maxRanks{*this, "max-ranks",
+                       llvm::cl::desc("purlin-snac-check: rank counts"),
+                       llvm::cl::init(SnacCheckOptions().maxRanks)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("purlin-emit: a row of the target table"),
+      llvm::cl::init(SnacEmitOptions().target)};
+  Option<std::string> out{
+      *this, "out",
+      llvm::cl::desc("purlin-emit: the folder to write ('-': print the "
+                     "sources); empty: no purlin-emit"),
+      llvm::cl::init("")};
+};
+
+/// purlin-snac-infer, purlin-snac-check, then (when `opts.out` is set)
+/// purlin-emit, printing to `code` rather than stdout for out=-.
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &opts,
+                   llvm::raw_ostream *code = nullptr);
+
+/// Registers buildPipeline as purlin-opt's --purlin-pipeline="...".
+void registerPipeline();
+
 /// What purlinc prints.
 enum class EmitKind {
   Layout, // the layout dialect (MLIR)
   Desc,   // the plain description (purlin/spec/Collective.h, writeDesc)
   Snac,   // the layout dialect plus its inferred, checked snac programs
-  Plan,   // the snac programs as plain plan text (purlin/Plan/Plan.h)
+  Plan,   // the snac programs as plain plan text (purlin/spec/Plan.h)
   Atom,   // the plans lowered to executor/atom calls, for --target
-  Cuda,   // the CUDA source for a GPU --target (sm_80, sm_90, sm_100)
+  Cuda,   // the same, for a GPU --target only
 };
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 /// The accepted --emit values, for messages and --help: "layout, desc".
 std::string emitKindNames();
 
-struct EmitOptions {
+struct CompileOptions {
   EmitKind kind = EmitKind::Layout;
-  bool printLocations = false; // Layout: print loc(...) attributes
-  std::string target = "host";   // host, sm_80, sm_90, sm_100
-  std::string strategy = "auto"; // purlin-snac-infer options
-  int lanes = 0, chunks = 0;
-  int64_t smallBytes = kDefaultSmallBytes;
-  int checkRanks = 5;            // purlin-snac-check max-ranks
+  /// When set, write the target's code into this folder instead of printing
+  /// `kind` (purlinc --target=T -o DIR).
+  std::string outDir;
+  PipelineOptions pipeline; // pipeline.out is set by compile()
+  bool printLocations = false; // print loc(...) in printed IR
+  bool printIRAfterAll = false; // the IR after import and each pass, to errs
+  std::string dumpDir; // the IR after import and each pass, one file each
 };
 
-/// Runs SNAC inference and the checker on `c`; returns its checked plans.
-/// Problems are reported to `errs` (the checker's at the program step).
-bool inferAndCheck(const Collective &c, llvm::StringRef filename,
-                   const EmitOptions &opts, std::vector<Plan> *plans,
-                   std::string *snacText, std::string &error);
+/// The checks that need no source (the target is a row of the table, a GPU
+/// one for --emit=cuda; the strategy is known; small-bytes is not
+/// negative). False with `error` set: a command-line error.
+bool checkOptions(const CompileOptions &opts, std::string &error);
 
-/// Compiles `c` for `opts.target` into `dir`: NAME.purlin.{cpp|cu} and
-/// NAME.purlin.h, and rewrites dir/registry.cpp to list every collective
-/// whose header is in `dir` (so a program can link all of them).
-bool compileToDir(const Collective &c, llvm::StringRef filename,
-                  const EmitOptions &opts, const std::string &dir,
-                  std::string &error);
-
-/// The layout dialect of `c` as MLIR text (a module holding one
-/// layout.collective, with FileLineColLoc locations from `filename`).
-bool emitLayout(const Collective &c, llvm::StringRef filename,
-                bool printLocations, llvm::raw_ostream &os, std::string &error);
-
-/// Emits the stage `opts.kind` of `c` (already verified) to `os`.
-bool emit(const Source &src, const Collective &c, const EmitOptions &opts,
-          llvm::raw_ostream &os, std::string &error);
+/// The IR stages: imports `c` (already verified) into the layout dialect,
+/// runs the pipeline as far as `opts.kind` needs and prints that stage to
+/// `os`, or writes the target's code into opts.outDir. Diagnostics print to
+/// `errs` at their source position.
+bool compile(const Source &src, const Collective &c, CompileOptions &opts,
+             llvm::raw_ostream &os, llvm::raw_ostream &errs);
 
 } // namespace purlin

@@ -1,5 +1,5 @@
-// The one place that lists purlin's dialects and passes, for purlin-opt,
-// purlinc and tests alike.
+// The one place that lists purlin's dialects, passes and pipelines, for
+// purlin-opt, purlinc and tests alike (compiled into PurlinPipeline).
 #pragma once
 
 namespace mlir {

@@ -227,6 +227,15 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
     return true;
   };
   bool two = twoShotPays(c);
+  if (small < 0) {
+    error = "small-bytes must not be negative, got " + std::to_string(small);
+    return false;
+  }
+  // small-bytes 0: no size is small, so no one-shot band; the large plans
+  // take every size.
+  if (small == 0)
+    return add(two ? "two_shot" : "direct", largeLanes, 0, -1) &&
+           add(two ? "two_shot_copy" : "direct_copy", largeLanes, 0, -1);
   return add("direct", smallLanes, 0, small) &&
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&

@@ -1,5 +1,6 @@
 #include "purlin/Dialect/Snac/SnacOps.h"
 #include "purlin/Dialect/Layout/LayoutOps.h"
+#include "purlin/spec/Plan.h"
 #include "purlin/spec/Vocabulary.h"
 
 #include "mlir/IR/Builders.h"
@@ -94,6 +95,11 @@ LogicalResult ProgramOp::verify() {
   if (minBytes < 0 || (maxBytes >= 0 && maxBytes <= minBytes))
     return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
+  // The runtime and the generated plan table name plans by strategy: only
+  // the strategies inference knows.
+  if (!llvm::is_contained(::purlin::strategyNames(), getStrategy().str()))
+    return emitOpError("unknown strategy '")
+           << getStrategy() << "' (" << ::purlin::strategyList() << ")";
   if (getInplaceSafe() && getInplaceSame())
     return emitOpError("'inplace_same' is implied by 'inplace_safe': give one");
   Operation *parent = getOperation()->getParentOp();

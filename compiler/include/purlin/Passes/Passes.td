@@ -29,7 +29,7 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
     Option<"chunks", "chunks", "int", "0",
            "chunks of the staged strategy's pipeline (0: default, 4)">,
     Option<"smallBytes", "small-bytes", "int64_t", "::purlin::kDefaultSmallBytes",
-           "auto: below this many bytes per rank, one-shot">,
+           "auto: below this many bytes per rank, one-shot (0: never)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }
@@ -49,6 +49,37 @@ def SnacCheck : Pass<"purlin-snac-check", "::mlir::ModuleOp"> {
   let options = [
     Option<"maxRanks", "max-ranks", "int", "5",
            "check for every rank count from 1 to this">,
+  ];
+}
+
+def SnacEmit : Pass<"purlin-emit", "::mlir::ModuleOp"> {
+  let summary = "lower checked snac programs to a target's C++ or CUDA";
+  let description = [{
+    For every `layout.collective` of the module and its `snac.program`s (in
+    module order), generates the target-independent C++ that calls the
+    executor, with the entry of `target`, a row of the target table
+    (`spec/include/purlin/spec/Targets.def`: host, sm_80, sm_90, sm_100).
+    With `out=DIR`, writes `DIR/NAME.purlin.{cpp|cu}` and `DIR/NAME.purlin.h`
+    for each collective and rewrites `DIR/registry.cpp` to list every
+    collective whose header is in DIR: exactly what
+    `purlinc FILE --target=T -o DIR` writes. With `out=-` (the default),
+    prints each collective's source to stdout (`purlinc --emit=atom`). The
+    IR is left unchanged. A collective without programs is an error (run
+    `--purlin-snac-infer` first); programs are lowered as they are, so run
+    `--purlin-snac-check` first for the `inplace_*` marks the runtime
+    chooses by.
+
+    ```mlir
+    // purlin-opt f.mlir --purlin-snac-infer --purlin-snac-check \
+    //     --purlin-emit="target=sm_90 out=gen/sm_90"
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"host\"",
+           "a row of the target table (purlin/spec/Targets.def)">,
+    Option<"out", "out", "std::string", "\"-\"",
+           "folder to write the sources, header and registry into; '-': "
+           "print the sources to stdout">,
   ];
 }
 
