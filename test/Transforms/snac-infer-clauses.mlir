@@ -6,6 +6,9 @@
 // RUN: purlin-opt %s --purlin-snac-infer="strategy=staged chunks=2 lanes=3" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=STAGED
 // RUN: purlin-opt %s --purlin-snac-infer="strategy=two_shot_copy lanes=1" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=TWOCOPY
 // RUN: purlin-opt %s --purlin-snac-infer="small-bytes=1024" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=AUTO
+// small-bytes=0: no size is small, so no one-shot band; the large plans
+// cover every size.
+// RUN: purlin-opt %s --purlin-snac-infer="small-bytes=0" --purlin-snac-check | FileCheck %s --check-prefix=NEVER
 
 layout.collective @gather_both {
   layout.param @R : ranks
@@ -156,3 +159,8 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.wait @done1 from all clause 1 all_lanes boundary
 // AUTO-NEXT:  }
 // AUTO-NOT: snac.program
+
+// NEVER-NOT:   "direct"
+// NEVER-LABEL: snac.program @gather_both_two_shot of @gather_both "two_shot" lanes 16 chunks 1 band[0, -1) {
+// NEVER-LABEL: snac.program @gather_both_two_shot_copy of @gather_both "two_shot_copy" lanes 16 chunks 1 band[0, -1) inplace_safe {
+// NEVER-NOT:   snac.program

@@ -30,6 +30,20 @@ snac.program @p of @c "direct" lanes 1025 chunks 1 band [0, -1) {
 
 // -----
 
+// a strategy inference does not know (the runtime and the generated plan
+// table name plans by strategy)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op unknown strategy 'ring' (direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll)}}
+snac.program @p of @c "ring" lanes 1 chunks 1 band [0, -1) {
+}
+
+// -----
+
 // negative lanes, reported as written (not as a wrapped unsigned value)
 layout.collective @c {
   layout.param @R : ranks

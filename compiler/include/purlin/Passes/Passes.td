@@ -58,7 +58,7 @@ def SnacEmit : Pass<"purlin-emit", "::mlir::ModuleOp"> {
     For every `layout.collective` of the module and its `snac.program`s (in
     module order), generates the target-independent C++ that calls the
     executor, with the entry of `target`, a row of the target table
-    (`spec/include/purlin/spec/Targets.def`: host, sm_80, sm_90, sm_100).
+    (`spec/include/purlin/spec/Targets.def`).
     With `out=DIR`, writes `DIR/NAME.purlin.{cpp|cu}` and `DIR/NAME.purlin.h`
     for each collective and rewrites `DIR/registry.cpp` to list every
     collective whose header is in DIR: exactly what

@@ -57,7 +57,7 @@ typedef struct purlin_plan_info {
 typedef struct purlin_collective_info {
   const char *name;
   const char *desc;   // the plain description (Collective.h, readDesc)
-  const char *target; // "host", "sm_80", "sm_90", "sm_100"
+  const char *target; // PURLIN_TARGET_NAME: a row of Targets.def
   int nplans;
   const purlin_plan_info *plans;
 } purlin_collective_info;
