@@ -590,6 +590,13 @@ layout.collective @unknown_bound_op {
 
 // -----
 
+layout.collective @redop_bound_not_op {
+  // expected-error @+1 {{'layout.param' op binds 4 : i64, not a reduction op (sum, prod, min, max or avg)}}
+  "layout.param"() <{kind = #layout.param_kind<redop>, sym_name = "op", bound = 4}> : () -> ()
+}
+
+// -----
+
 layout.collective @bound_of_other_kind {
   // expected-error @+1 {{'layout.param' op binds f32, not an integer}}
   "layout.param"() <{kind = #layout.param_kind<count>, sym_name = "C", bound = f32}> : () -> ()
