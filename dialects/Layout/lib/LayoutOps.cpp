@@ -243,8 +243,17 @@ ParseResult BufferOp::parse(OpAsmParser &p, OperationState &result) {
   if (succeeded(p.parseOptionalSymbolName(param))) {
     elem = FlatSymbolRefAttr::get(param);
   } else {
+    SMLoc at = p.getCurrentLocation();
     Type t;
-    if (failed(p.parseType(t)))
+    OptionalParseResult r = p.parseOptionalType(t);
+    if (!r.has_value()) {
+      StringRef w;
+      (void)p.parseOptionalKeyword(&w);
+      return p.emitError(at, "expected an element type or a type parameter "
+                             "(@name), got '")
+             << w << "'";
+    }
+    if (failed(*r))
       return failure();
     elem = TypeAttr::get(t);
   }

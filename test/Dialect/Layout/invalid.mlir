@@ -687,6 +687,14 @@ layout.collective @type_not_a_type_param {
 
 // -----
 
+layout.collective @bare_type_param {
+  layout.param @T : type
+  // expected-error @+1 {{expected an element type or a type parameter (@name), got 'T'}}
+  layout.buffer @x : in T [4]
+}
+
+// -----
+
 layout.collective @malformed_size {
   // expected-error @+1 {{expected an expression}}
   "layout.buffer"() <{sym_name = "x", role = #layout.role<in>, elem_type = f32, size = #layout.expr<C +>}> : () -> ()
