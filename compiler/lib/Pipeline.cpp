@@ -72,13 +72,13 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
     return false;
   }
   if (o.kind == EmitKind::Cuda && o.outDir.empty() && !t->gpu()) {
-    error = "--emit=cuda needs a GPU target (--target=" + targetNames(true) +
-            ")";
+    error =
+        "--emit=cuda needs a GPU target (--target=" + targetNames(true) + ")";
     return false;
   }
   if (strategy != "auto" && !llvm::is_contained(strategyNames(), strategy)) {
-    error = "unknown strategy '" + strategy + "' (" + strategyList() +
-            ", auto)";
+    error =
+        "unknown strategy '" + strategy + "' (" + strategyList() + ", auto)";
     return false;
   }
   if (p.smallBytes < 0) {
@@ -142,8 +142,8 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
       }
       printDiag(errs, src, diag, sev);
     };
-    print(d, d.getSeverity() == mlir::DiagnosticSeverity::Note ? "note"
-                                                               : "error");
+    print(d,
+          d.getSeverity() == mlir::DiagnosticSeverity::Note ? "note" : "error");
     for (mlir::Diagnostic &note : d.getNotes())
       print(note, "note");
     return mlir::success();
@@ -171,7 +171,8 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
       mlir::failed(mlir::verify(*module)))
     return false;
   if (opts.printIRAfterAll) {
-    errs << "// -----// IR Dump After Import (.purlin -> layout dialect) ('builtin.module' operation) //----- //\n";
+    errs << "// -----// IR Dump After Import (.purlin -> layout dialect) "
+            "('builtin.module' operation) //----- //\n";
     module->print(errs, flags);
     errs << "\n";
   }
@@ -202,11 +203,11 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
                                            : std::string();
   buildPipeline(pm, opts.pipeline, &os);
   if (opts.printIRAfterAll)
-    pm.enableIRPrinting(
-        [](mlir::Pass *, mlir::Operation *) { return false; },
-        [](mlir::Pass *, mlir::Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-        /*printAfterOnlyOnFailure=*/false, errs, flags);
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false,
+                        /*printAfterOnlyOnFailure=*/false, errs, flags);
   if (dumper)
     pm.addInstrumentation(std::move(dumper));
   if (mlir::failed(pm.run(*module)))
@@ -224,8 +225,8 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
     if (mlir::failed(snac::exportPlan(prog, p, steps)))
       return false;
     os << writePlan(p) << "  inplace_safe " << (p.inplaceSafe ? 1 : 0)
-       << " inplace_same " << (p.inplaceSame ? 1 : 0) << " band ["
-       << p.minBytes << ", " << p.maxBytes << ")\n";
+       << " inplace_same " << (p.inplaceSame ? 1 : 0) << " band [" << p.minBytes
+       << ", " << p.maxBytes << ")\n";
   }
   return true;
 }

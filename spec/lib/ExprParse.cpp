@@ -130,8 +130,9 @@ private:
     std::string name;
     if (in.acceptIdent(name)) {
       if (!isExprName(name))
-        return fail(at, "'" + name + "' is not a name (a letter or '_', then "
-                                     "letters, digits or '_')");
+        return fail(at, "'" + name +
+                            "' is not a name (a letter or '_', then "
+                            "letters, digits or '_')");
       std::vector<Expr> index;
       int depth = 1;
       for (;;) {
@@ -139,8 +140,8 @@ private:
         if (!in.accept(ExprPunct::LSquare))
           break;
         E i;
-        if (!expr(i) || !expect(ExprPunct::RSquare,
-                                 "']' after the table subscript"))
+        if (!expr(i) ||
+            !expect(ExprPunct::RSquare, "']' after the table subscript"))
           return false;
         if (i.depth + 1 > kMaxExprDepth)
           return fail(open, kTooDeep);

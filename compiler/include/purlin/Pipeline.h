@@ -87,8 +87,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};
   Option<std::string> target{
-      *this, "target",
-      llvm::cl::desc("purlin-emit: a row of the target table"),
+      *this, "target", llvm::cl::desc("purlin-emit: a row of the target table"),
       llvm::cl::init(SnacEmitOptions().target)};
   Option<std::string> out{
       *this, "out",
@@ -123,8 +122,8 @@ struct CompileOptions {
   /// When set, write the target's code into this folder instead of printing
   /// `kind` (purlinc --target=T -o DIR).
   std::string outDir;
-  PipelineOptions pipeline; // pipeline.out is set by compile()
-  bool printLocations = false; // print loc(...) in printed IR
+  PipelineOptions pipeline;     // pipeline.out is set by compile()
+  bool printLocations = false;  // print loc(...) in printed IR
   bool printIRAfterAll = false; // the IR after import and each pass, to errs
   std::string dumpDir; // the IR after import and each pass, one file each
 };

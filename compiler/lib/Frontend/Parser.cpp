@@ -95,8 +95,9 @@ public:
   explicit Tokens(Parser &p) : p(p) {}
   bool accept(ExprPunct k) override {
     static const Token::Kind kKinds[] = {
-        Token::Plus,   Token::Minus,  Token::Star,    Token::Slash,  Token::Percent,
-        Token::LParen, Token::RParen, Token::LSquare, Token::RSquare};
+        Token::Plus,   Token::Minus,   Token::Star,
+        Token::Slash,  Token::Percent, Token::LParen,
+        Token::RParen, Token::LSquare, Token::RSquare};
     return p.accept(kKinds[(int)k]);
   }
   bool acceptInt(int64_t &v) override {

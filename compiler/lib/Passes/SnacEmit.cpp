@@ -70,8 +70,8 @@ struct SnacEmitPass : impl::SnacEmitBase<SnacEmitPass> {
     mlir::ModuleOp mod = getOperation();
     const TargetInfo *ti = findTarget(target);
     if (!ti) {
-      mod.emitError() << "unknown target '" << target << "' ("
-                      << targetNames() << ")";
+      mod.emitError() << "unknown target '" << target << "' (" << targetNames()
+                      << ")";
       return signalPassFailure();
     }
     const bool toDir = out != "-";

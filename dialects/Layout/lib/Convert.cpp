@@ -164,18 +164,16 @@ FailureOr<CollectiveOp> importCollective(OpBuilder &b, const Collective &c,
       coords.push_back(b.getStringAttr(d.name));
       extents.push_back(d.extent);
     }
-    CombineAttr combine =
-        cl.opParam.empty()
-            ? CombineAttr::getFor(ctx, (RedOp)cl.op)
-            : CombineAttr::getForParam(ctx, cl.opParam);
-    NamesOp::create(b, loc(cl.loc), b.getArrayAttr(coords),
-                    exprArray(ctx, extents),
-                    FlatSymbolRefAttr::get(ctx, cl.from.buffer),
-                    rankAttr(ctx, cl, cl.from.rank),
-                    ExprAttr::get(ctx, cl.from.index),
-                    FlatSymbolRefAttr::get(ctx, cl.to.buffer),
-                    rankAttr(ctx, cl, cl.to.rank),
-                    ExprAttr::get(ctx, cl.to.index), combine);
+    CombineAttr combine = cl.opParam.empty()
+                              ? CombineAttr::getFor(ctx, (RedOp)cl.op)
+                              : CombineAttr::getForParam(ctx, cl.opParam);
+    NamesOp::create(
+        b, loc(cl.loc), b.getArrayAttr(coords), exprArray(ctx, extents),
+        FlatSymbolRefAttr::get(ctx, cl.from.buffer),
+        rankAttr(ctx, cl, cl.from.rank), ExprAttr::get(ctx, cl.from.index),
+        FlatSymbolRefAttr::get(ctx, cl.to.buffer),
+        rankAttr(ctx, cl, cl.to.rank), ExprAttr::get(ctx, cl.to.index),
+        combine);
   }
   return op;
 }
@@ -251,8 +249,7 @@ LogicalResult exportCollective(CollectiveOp op, Collective &out) {
         a.index = index;
         a.loc = a.rankLoc = a.indexLoc = loc;
       };
-      access(n.getFromBufferAttr(), n.getFromRank(), n.getFromIndex(),
-             cl.from);
+      access(n.getFromBufferAttr(), n.getFromRank(), n.getFromIndex(), cl.from);
       access(n.getToBufferAttr(), n.getToRank(), n.getToIndex(), cl.to);
       CombineAttr combine = n.getCombine();
       cl.op = (purlin::RedOp)combine.getOp();

@@ -79,8 +79,7 @@ public:
   }
   void error(ExprPos at, const std::string &message) override {
     if (!reported)
-      p.emitError(SMLoc::getFromPointer((const char *)(intptr_t)at.a),
-                  message);
+      p.emitError(SMLoc::getFromPointer((const char *)(intptr_t)at.a), message);
     reported = true;
   }
 

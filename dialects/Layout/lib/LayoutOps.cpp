@@ -2,8 +2,8 @@
 // parse with the spec's parser (parseExpr over MLIR's tokens) and print
 // canonically with `mod` for the floor modulo; everything else is a typed
 // attribute (LayoutAttrs.td).
-#include "purlin/Dialect/Layout/Convert.h"
 #include "purlin/Dialect/Layout/LayoutOps.h"
+#include "purlin/Dialect/Layout/Convert.h"
 #include "purlin/spec/ExprParse.h"
 #include "purlin/spec/Verify.h"
 
@@ -312,9 +312,8 @@ ParseResult parseAccess(OpAsmParser &p, OperationState &result,
     Expr e;
     if (failed(parseExpr(p, e)))
       return failure();
-    auto it = e.kind() == Expr::Kind::Var
-                  ? llvm::find(coords, e.name())
-                  : coords.end();
+    auto it = e.kind() == Expr::Kind::Var ? llvm::find(coords, e.name())
+                                          : coords.end();
     rank = it != coords.end()
                ? RankAttr::getCoordinate(ctx, it - coords.begin())
                : RankAttr::getExpression(ctx, e);
@@ -410,9 +409,8 @@ void NamesOp::print(OpAsmPrinter &p) {
   ArrayAttr coords = getCoords();
   if (coords.size() != 1)
     p << "(";
-  llvm::interleaveComma(coords, p, [&](Attribute a) {
-    p << cast<StringAttr>(a).getValue();
-  });
+  llvm::interleaveComma(
+      coords, p, [&](Attribute a) { p << cast<StringAttr>(a).getValue(); });
   if (coords.size() != 1)
     p << ")";
   p << " in ";
@@ -431,10 +429,10 @@ void NamesOp::print(OpAsmPrinter &p) {
       p << stringifyRedOp(c.getOp());
     p << ">";
   }
-  p.printOptionalAttrDict(
-      (*this)->getAttrs(),
-      {"coords", "extents", "from_buffer", "from_rank", "from_index",
-       "to_buffer", "to_rank", "to_index", "combine"});
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {"coords", "extents", "from_buffer", "from_rank",
+                           "from_index", "to_buffer", "to_rank", "to_index",
+                           "combine"});
 }
 
 LogicalResult NamesOp::verify() {
@@ -460,10 +458,10 @@ LogicalResult NamesOp::verify() {
         rank.getExpr().kind() == Expr::Kind::Var)
       for (size_t i = 0; i < coords.size(); ++i)
         if (cast<StringAttr>(coords[i]).getValue() == rank.getExpr().name())
-          return emitOpError() << "'" << what << "' rank '"
-                               << rank.getExpr().name() << "' is coordinate "
-                               << i << ": write #layout.rank<coord " << i
-                               << ">";
+          return emitOpError()
+                 << "'" << what << "' rank '" << rank.getExpr().name()
+                 << "' is coordinate " << i << ": write #layout.rank<coord "
+                 << i << ">";
   }
   // Which parameter a combine names, and whether it is a redop, is the
   // collective's rule (checkStructure reports it at this op).
