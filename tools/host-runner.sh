@@ -3,11 +3,17 @@
 # (`purlinc X.purlin --target=host -o DIR`, any number of collectives):
 #   tools/host-runner.sh BUILD_DIR GEN_DIR OUTPUT
 # OUTPUT then runs every collective of GEN_DIR on host threads and checks
-# each result against the reference evaluator (OUTPUT --help).
+# each result against the reference evaluator (OUTPUT --help). The
+# generated sources compile in parallel (one compiler per core).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$1 gen=$2 out=$3
-exec "${CXX:-c++}" -std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels" \
-  -I"$src/runtime/host/include" -I"$gen" "$gen"/*.purlin.cpp "$gen"/registry.cpp \
-  "$build/runtime/host/libpurlin_host_main.a" "$build/runtime/host/libpurlin_host.a" \
+flags=(-std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels"
+       -I"$src/runtime/host/include" -I"$gen")
+objs=$(mktemp -d "${out}.objs.XXXXXX")
+trap 'rm -rf "$objs"' EXIT
+export CXX=${CXX:-c++} objs
+printf '%s\0' "$gen"/*.purlin.cpp "$gen"/registry.cpp |
+  xargs -0 -P "$(nproc)" -I{} sh -c '$CXX "$@" -c "{}" -o "$objs/$(basename "{}").o"' sh "${flags[@]}"
+"$CXX" "$objs"/*.o "$build/runtime/host/libpurlin_host_main.a" "$build/runtime/host/libpurlin_host.a" \
   "$build/runtime/core/libpurlin_runtime_core.a" "$build/spec/libpurlin_spec.a" -lpthread -o "$out"

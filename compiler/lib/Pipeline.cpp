@@ -225,7 +225,8 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
     if (mlir::failed(snac::exportPlan(prog, p, steps)))
       return false;
     os << writePlan(p) << "  inplace_safe " << (p.inplaceSafe ? 1 : 0)
-       << " inplace_same " << (p.inplaceSame ? 1 : 0) << " band [" << p.minBytes
+       << " inplace_same " << (p.inplaceSame ? 1 : 0) << " inplace_max_ranks "
+       << p.inplaceMaxRanks << " band [" << p.minBytes
        << ", " << p.maxBytes << ")\n";
   }
   return true;

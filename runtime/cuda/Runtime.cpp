@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -966,12 +967,20 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   // (each output at its input's address, or any other overlap).
   const purlin_collective_info *info = c->info;
   const InPlace overlap = classifyOverlap(d, flat.data(), R, elems.data(), S.elemSize);
-  int pick = choosePlan(info, maxBytes, overlap);
-  if (pick < 0)
+  int pick = choosePlan(info, maxBytes, overlap, R);
+  if (pick < 0) {
+    int reach = 0;
+    for (int i = 0; i < info->nplans; ++i)
+      reach = std::max(reach, info->plans[i].inplace_max_ranks);
     return fail(PURLIN_ERR_NO_PLAN,
                 std::string("an output overlaps an input") +
                     (overlap == InPlace::SameStart ? " (at the same address)" : "") +
-                    ", and no plan of '" + d.name + "' is proved right for that");
+                    ", and no plan of '" + d.name + "' is proved right for that" +
+                    (reach > 0 && R > reach ? " at " + std::to_string(R) +
+                                     " ranks (the in-place proofs reach " +
+                                     std::to_string(reach) + ")"
+                               : ""));
+  }
   const purlin_plan_info &pl = info->plans[pick];
   S.L = pl.lanes;
   S.K = pl.chunks;

@@ -8,8 +8,8 @@ const char *const kStepKinds[] = {"stage", "notify", "wait", "consume"};
 const char *const kStageModes[] = {"expose", "copy", "push"};
 const char *const kPeerSets[] = {"all", "srcs", "dsts"};
 const char *const kSelections[] = {"mine", "owned"};
-const char *const kSources[] = {"input", "scratch", "staging"};
-const char *const kDests[] = {"self", "all"};
+const char *const kSources[] = {"input", "scratch", "staging", "partial", "output"};
+const char *const kDests[] = {"self", "all", "partial"};
 
 template <class E, size_t N>
 bool parseName(const char *const (&names)[N], const std::string &s, E &out) {
@@ -73,6 +73,9 @@ std::string writePlan(const Plan &p) {
     case StepKind::Consume:
       s += std::string(" ") + selectionName(st.sel) + " " +
            sourceKindName(st.src) + " " + destKindName(st.dst);
+      if (st.ranksLo != 0 || st.ranksHi >= 0)
+        s += " ranks " + std::to_string(st.ranksLo) + ".." +
+             (st.ranksHi < 0 ? std::string("R") : std::to_string(st.ranksHi));
       if (st.flagged)
         s += " flagged";
       break;

@@ -13,6 +13,11 @@ summary; exits non-zero on any failure.
 
   random_collectives.py --purlinc P --cxx CXX --src SRC --build BUILD --out DIR
       [--count 12] [--seed 1] [--grid "--ranks 1,2 --counts 0,1"]...
+      [--shared N [--variants direct,staged,...]]
+
+--shared adds N collectives of several clauses over one input and one
+output; --variants compiles each of them once per strategy, renamed, with
+lanes and chunks rotating over 1..8 and 1..5.
 """
 import argparse
 import os
@@ -20,6 +25,7 @@ import random
 import shlex
 import subprocess
 import sys
+import time
 
 # Extents of free dims: at most one scales with C (so that the names of one
 # collective stay ~R*R*C at worst); the others are small constants.
@@ -62,9 +68,11 @@ def layout(rng, dims, ext):
     return index, size
 
 
-def clause(rng, k):
-    """One clause reading x<k> and writing y<k>: returns (buffers, name line,
-    needs root, needs op)."""
+def clause(rng, k, src=None, dst=None, dst_off=None):
+    """One clause reading x<k> and writing y<k> (or reading buffer `src` and
+    writing buffer `dst` from offset `dst_off` on): returns (buffers, name
+    line, needs root, needs op), the buffers as declarations of x<k> and
+    y<k> with their sizes."""
     # Rank roles. A copy needs one contributor: from is a coordinate or root.
     op = rng.choice(["copy", "reduce"])
     if op == "copy":
@@ -113,21 +121,42 @@ def clause(rng, k):
     if len(dims) > 1:
         coords = "(" + coords + ")"
     exts = ", ".join(ext[d] for d in dims)
-    line = "  name %s in [%s]: x%d@%s[%s] -> y%d@%s[%s] %s;" % (
-        coords, exts, k, fsel, src_index, k, tsel, dst_index, opt)
+    if dst_off:
+        dst_index = "%s + %s" % (dst_off, dst_index)
+    line = "  name %s in [%s]: %s@%s[%s] -> %s@%s[%s] %s;" % (
+        coords, exts, src or "x%d" % k, fsel, src_index, dst or "y%d" % k, tsel,
+        dst_index, opt)
     bufs = ["  in  x%d: T[%s];" % (k, src_size), "  out y%d: T[%s];" % (k, dst_size)]
-    return bufs, line, "root" in (frm, to), needs_op
+    return bufs, line, "root" in (frm, to), needs_op, src_size, dst_size
 
 
-def collective(rng, name):
-    nclauses = 1 if rng.random() < 0.75 else 2
+def collective(rng, name, shared=False):
+    """A random collective; `shared`: 2 or 3 clauses that all read one input
+    x (each through its own layout, inside x's size) and write disjoint
+    parts of one output y (clause k from the sum of the earlier clauses'
+    sizes on), so that in place one clause's writes can overwrite what
+    another reads."""
     bufs, lines, root, op = [], [], False, False
-    for k in range(nclauses):
-        b, l, r, o = clause(rng, k)
-        bufs += b
-        lines.append(l)
-        root |= r
-        op |= o
+    if shared:
+        srcs, off = [], []
+        for k in range(rng.choice([2, 2, 3])):
+            at = " + ".join(paren(d) for d in off) or None
+            b, l, r, o, ssize, dsize = clause(rng, k, "x", "y", at)
+            lines.append(l)
+            srcs.append(ssize)
+            off.append(dsize)
+            root |= r
+            op |= o
+        # x holds every clause's source layout: the largest is below the sum.
+        bufs = ["  in  x: T[%s];" % " + ".join(paren(e) for e in srcs),
+                "  out y: T[%s];" % " + ".join(paren(e) for e in off)]
+    else:
+        for k in range(1 if rng.random() < 0.75 else 2):
+            b, l, r, o, _, _ = clause(rng, k)
+            bufs += b
+            lines.append(l)
+            root |= r
+            op |= o
     params = ["R: ranks", "C: count", "T: type"]
     if op:
         params.append("op: redop")
@@ -150,62 +179,110 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--grid", action="append", default=[])
     ap.add_argument("--generate-only", action="store_true")
+    ap.add_argument("--shared", type=int, default=0,
+                    help="also N collectives of 2-3 clauses over one input and one output")
+    ap.add_argument("--variants", default="",
+                    help="comma-separated strategies: each shared collective is compiled "
+                         "once per strategy (renamed <name>_<strategy>_l<lanes>_c<chunks>), "
+                         "lanes and chunks rotating over 1..8 and 1..5")
     a = ap.parse_args()
 
-    rng = random.Random(a.seed)
     gen = os.path.join(a.out, "gen")
     srcdir = os.path.join(a.out, "src")
     os.makedirs(gen, exist_ok=True)
     os.makedirs(srcdir, exist_ok=True)
-    accepted = rejected = 0
-    attempts = 0
-    while accepted < a.count:
-        attempts += 1
-        if attempts > 4 * a.count:
-            break
-        name = "rand%d" % accepted
-        text = collective(rng, name)
-        path = os.path.join(srcdir, name + ".purlin")
-        with open(path, "w") as f:
-            f.write(text)
-        p = subprocess.run([a.purlinc, path, "--target=host", "-o", gen],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            rejected += 1
-            msg = (p.stderr or p.stdout).strip().splitlines()
-            print("rejected (%d): %s" % (p.returncode, msg[0] if msg else "?"))
-            if p.returncode != 1:  # a crash, not a diagnostic
-                print(text + p.stderr)
-                print("random collectives: purlinc crashed")
-                return 1
-            with open(os.path.join(srcdir, "rejected%d.purlin" % rejected), "w") as f:
-                f.write(text)
-            continue
-        print(text.rstrip())
-        accepted += 1
-    print("generated: %d accepted, %d rejected" % (accepted, rejected))
-    if accepted < a.count or rejected > accepted:
-        print("random collectives: FAIL: purlinc rejected most generated collectives")
-        return 1
+    variants = [v for v in a.variants.split(",") if v]
+    # The plain collectives, then the shared ones (their own generator, so
+    # that adding them leaves the others as they were).
+    total_acc = total_rej = 0
+    for kind, count, rng in (("rand", a.count, random.Random(a.seed)),
+                             ("shared", a.shared, random.Random(a.seed + 1000))):
+        accepted = rejected = 0
+        attempts = 0
+        while accepted < count:
+            attempts += 1
+            if attempts > 4 * count:
+                break
+            name = "%s%d" % (kind, accepted)
+            text = collective(rng, name, shared=kind == "shared")
+            builds = [(name, text, [])]
+            if kind == "shared" and variants:
+                builds = []
+                for j, st in enumerate(variants):
+                    lanes, chunks = 1 + (accepted * 3 + j) % 8, 1 + (accepted + j) % 5
+                    vname = "%s_%s_l%d_c%d" % (name, st, lanes, chunks)
+                    builds.append((vname, text.replace("collective %s(" % name,
+                                                       "collective %s(" % vname),
+                                   ["--strategy=" + st, "--lanes=%d" % lanes,
+                                    "--chunks=%d" % chunks]))
+            ok = True
+            for bname, btext, flags in builds:
+                path = os.path.join(srcdir, bname + ".purlin")
+                with open(path, "w") as f:
+                    f.write(btext)
+                p = subprocess.run([a.purlinc, path, "--target=host", "-o", gen] + flags,
+                                   capture_output=True, text=True)
+                if p.returncode == 0:
+                    continue
+                msg = (p.stderr or p.stdout).strip().splitlines()
+                print("rejected (%d): %s" % (p.returncode, msg[0] if msg else "?"))
+                if p.returncode != 1 or flags:  # a crash, or a strategy refused
+                    print(btext + p.stderr)
+                    print("random collectives: FAIL: purlinc %s" %
+                          ("crashed" if p.returncode != 1 else "refused " + " ".join(flags)))
+                    return 1
+                ok = False
+                break
+            if not ok:
+                rejected += 1
+                with open(os.path.join(srcdir, "rejected_%s%d.purlin" % (kind, rejected)),
+                          "w") as f:
+                    f.write(text)
+                continue
+            print(text.rstrip())
+            accepted += 1
+        if accepted < count or rejected > accepted:
+            print("random collectives: FAIL: purlinc rejected most generated collectives")
+            return 1
+        total_acc += accepted
+        total_rej += rejected
+    print("generated: %d accepted, %d rejected" % (total_acc, total_rej))
     if a.generate_only:
         return 0
 
     runner = os.path.join(a.out, "runner")
     sources = sorted(os.path.join(gen, f) for f in os.listdir(gen)
                      if f.endswith(".purlin.cpp")) + [os.path.join(gen, "registry.cpp")]
-    cmd = shlex.split(a.cxx) + [
+    flags = shlex.split(a.cxx) + [
         "-std=c++17", "-O1",
         "-I" + os.path.join(a.src, "spec/include"),
         "-I" + os.path.join(a.src, "runtime/core/include"),
         "-I" + os.path.join(a.src, "atom-kernels"),
         "-I" + os.path.join(a.src, "runtime/host/include"),
-        "-I" + gen] + sources + [
-        os.path.join(a.build, "runtime/host/libpurlin_host_main.a"),
-        os.path.join(a.build, "runtime/host/libpurlin_host.a"),
-        os.path.join(a.build, "runtime/core/libpurlin_runtime_core.a"),
-        os.path.join(a.build, "spec/libpurlin_spec.a"),
-        "-lpthread", "-o", runner]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+        "-I" + gen]
+    # Objects in parallel (one compiler per core), then the link.
+    jobs, objects, p = [], [], None
+    for src in sources:
+        obj = src + ".o"
+        objects.append(obj)
+        while sum(j.poll() is None for j, _ in jobs) >= (os.cpu_count() or 2):
+            time.sleep(0.05)
+        log = open(obj + ".log", "w")
+        jobs.append((subprocess.Popen(flags + ["-c", src, "-o", obj], stdout=log,
+                                      stderr=subprocess.STDOUT), log))
+    for j, log in jobs:
+        j.wait()
+        log.close()
+        if j.returncode != 0:
+            with open(log.name) as f:
+                p = subprocess.CompletedProcess(j.args, j.returncode, f.read(), "")
+    if p is None:
+        p = subprocess.run(shlex.split(a.cxx) + objects + [
+            os.path.join(a.build, "runtime/host/libpurlin_host_main.a"),
+            os.path.join(a.build, "runtime/host/libpurlin_host.a"),
+            os.path.join(a.build, "runtime/core/libpurlin_runtime_core.a"),
+            os.path.join(a.build, "spec/libpurlin_spec.a"),
+            "-lpthread", "-o", runner], capture_output=True, text=True)
     if p.returncode != 0:
         print(p.stdout + p.stderr)
         print("random collectives: FAIL: the runner does not build")
@@ -236,7 +313,7 @@ def main():
         total_pass += npass
         total_fail += nfail
     print("random collectives: %d collectives, %d passed, %d failed"
-          % (accepted, total_pass, total_fail))
+          % (total_acc, total_pass, total_fail))
     return 1 if total_fail else 0
 
 

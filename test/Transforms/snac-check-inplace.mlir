@@ -1,10 +1,11 @@
-// RUN: purlin-opt %s --purlin-snac-check | FileCheck %s
-// RUN: purlin-opt %s --purlin-snac-check="max-ranks=2" | FileCheck %s
+// RUN: purlin-opt %s --purlin-snac-check | FileCheck %s -DMAX=8
+// RUN: purlin-opt %s --purlin-snac-check="max-ranks=2" | FileCheck %s -DMAX=2
 
 // purlin-snac-check owns inplace_safe and inplace_same: it sets
 // inplace_safe on a program that stays right with outputs overlapping
 // inputs anyhow, inplace_same on one right (only) with each output at its
-// input's address, and removes a wrong claim.
+// input's address, inplace_max_ranks to the rank count the proofs reach
+// (max-ranks), and removes a wrong claim.
 
 layout.collective @all_reduce {
   layout.param @R : ranks
@@ -31,7 +32,8 @@ snac.program @direct_claimed of @all_reduce "direct" lanes 2 chunks 1 band [0, -
 }
 
 // Peers read a scratch copy made before 'ready': set.
-// CHECK-LABEL: snac.program @direct_copy of @all_reduce "direct_copy" lanes 2 chunks 1 band[0, -1) inplace_safe {
+// CHECK-LABEL: snac.program @direct_copy of @all_reduce
+// CHECK-SAME: "direct_copy" lanes 2 chunks 1 band[0, -1) inplace_safe inplace_max_ranks [[MAX]] {
 snac.program @direct_copy of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
   snac.signal @done
@@ -44,7 +46,8 @@ snac.program @direct_copy of @all_reduce "direct_copy" lanes 2 chunks 1 band [0,
 }
 
 // Two-shot over scratch copies, already claimed: kept.
-// CHECK-LABEL: snac.program @two_shot_copy of @all_reduce "two_shot_copy" lanes 3 chunks 1 band[0, -1) inplace_safe {
+// CHECK-LABEL: snac.program @two_shot_copy of @all_reduce
+// CHECK-SAME: "two_shot_copy" lanes 3 chunks 1 band[0, -1) inplace_safe inplace_max_ranks [[MAX]] {
 snac.program @two_shot_copy of @all_reduce "two_shot_copy" lanes 3 chunks 1 band [0, -1) inplace_safe {
   snac.signal @ready
   snac.signal @done
@@ -59,7 +62,8 @@ snac.program @two_shot_copy of @all_reduce "two_shot_copy" lanes 3 chunks 1 band
 // Staged pushes from inputs while destinations write outputs: not safe
 // under any overlap; at the same address, a lane writes only the names it
 // pushed before: inplace_same.
-// CHECK-LABEL: snac.program @staged of @all_reduce "staged" lanes 2 chunks 3 band[0, -1) inplace_same {
+// CHECK-LABEL: snac.program @staged of @all_reduce
+// CHECK-SAME: "staged" lanes 2 chunks 3 band[0, -1) inplace_same inplace_max_ranks [[MAX]] {
 snac.program @staged of @all_reduce "staged" lanes 2 chunks 3 band [0, -1) inplace_safe {
   snac.signal @data
   snac.signal @free
@@ -76,7 +80,8 @@ snac.program @staged of @all_reduce "staged" lanes 2 chunks 3 band [0, -1) inpla
 // Two-shot: the lane that owns a part reads it from every rank, then writes
 // it to every rank; no one else touches it: inplace_same (a claimed
 // inplace_same that holds is kept).
-// CHECK-LABEL: snac.program @two_shot of @all_reduce "two_shot" lanes 2 chunks 1 band[0, -1) inplace_same {
+// CHECK-LABEL: snac.program @two_shot of @all_reduce
+// CHECK-SAME: "two_shot" lanes 2 chunks 1 band[0, -1) inplace_same inplace_max_ranks [[MAX]] {
 snac.program @two_shot of @all_reduce "two_shot" lanes 2 chunks 1 band [0, -1) inplace_same {
   snac.signal @ready
   snac.signal @done
@@ -98,9 +103,8 @@ layout.collective @all_gather {
 }
 
 // An all-gather's names read x[i] and write y[r*C + i]: at the same
-// address, rank 0's block of y is every rank's x, read by other names while
-// it is written. The check proves inplace_same only where a name reads and
-// writes one offset (the same from and to maps): the claim is removed.
+// address, y[0, C) of every rank is its x, which owners write (rank 0's
+// block) while other owners still read it: the claim is removed.
 // CHECK-LABEL: snac.program @ag_two_shot of @all_gather "two_shot" lanes 2 chunks 1 band[0, -1) {
 snac.program @ag_two_shot of @all_gather "two_shot" lanes 2 chunks 1 band [0, -1) inplace_same {
   snac.signal @ready
@@ -111,4 +115,24 @@ snac.program @ag_two_shot of @all_gather "two_shot" lanes 2 chunks 1 band [0, -1
   snac.consume owned from input to all clause 0
   snac.notify @done to all clause 0 boundary
   snac.wait @done from all clause 0 boundary
+}
+
+// Staged, the same all-gather: each lane pushes its piece of x (every
+// destination's copy) before it consumes that piece, and the consume of
+// rank 0's block writes x's elements only where this lane pushed them
+// already: right at the same address, though a name reads x[i] and writes
+// y[r*C + i].
+// CHECK-LABEL: snac.program @ag_staged of @all_gather
+// CHECK-SAME: "staged" lanes 2 chunks 2 band[0, -1) inplace_same inplace_max_ranks [[MAX]] {
+snac.program @ag_staged of @all_gather "staged" lanes 2 chunks 2 band [0, -1) {
+  snac.signal @data
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0
+    snac.notify @data to dsts clause 0
+    snac.wait @data from srcs clause 0
+    snac.consume mine from staging to self clause 0
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
 }

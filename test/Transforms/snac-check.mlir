@@ -6,8 +6,9 @@
 // snac-check-examples.test and snac-check-inplace.mlir.
 
 // The rule: every consume waits for the notifications of the data it reads.
-// No 'wait @ready': rank 1 reads rank 0's input of the next launch while
-// rank 0's caller may still be writing it.
+// No 'wait @ready': rank 0 reads rank 1's input while rank 1's caller may
+// still be writing it. Races are found per element; the configuration that
+// shows one is given in brackets.
 layout.collective @all_reduce {
   layout.param @R : ranks
   layout.param @C : count
@@ -22,7 +23,7 @@ snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.signal @done
   snac.stage expose clause 0
   snac.notify @ready to dsts clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads 'x' of rank 0 in launch 2 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads 'x' element 0 of rank 1 in launch 1 while the caller of rank 1 writes 'x' element 0 of rank 1 before launch 1 [R = 2, count 1, f8e4m3, 2 lanes, 1 chunk]}}
   snac.consume mine from input to self clause 0
   snac.notify @done to srcs clause 0
   snac.wait @done from dsts clause 0
@@ -31,8 +32,8 @@ snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
 // -----
 
 // The rule: no buffer is reused before its consumer is done. No 'done'
-// barrier: rank 0 returns, and its caller overwrites the input that
-// rank 1 is still reading.
+// barrier: rank 1 returns, and its caller overwrites the input that
+// rank 0 is still reading.
 layout.collective @all_reduce {
   layout.param @R : ranks
   layout.param @C : count
@@ -48,7 +49,7 @@ snac.program @p of @all_reduce "direct" lanes 2 chunks 1 band [0, -1) {
   snac.stage expose clause 0
   snac.notify @ready to dsts clause 0
   snac.wait @ready from srcs clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 1 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads 'x' element 0 of rank 1 in launch 1 while the caller of rank 1 writes 'x' element 0 of rank 1 before launch 2}}
   snac.consume mine from input to self clause 0
 }
 
@@ -306,24 +307,26 @@ snac.program @p of @all_reduce "staged" lanes 1 chunks 4 band [0, -1) {
 // -----
 
 // Lanes: a copy stage cuts the input among the contributor's lanes, unlike
-// the reads of one consumer lane; a 'ready' wait without all_lanes lets lane 1
-// read the piece that lane 0 is still copying.
-layout.collective @all_reduce {
+// the reads of one consumer lane (here rank r reads part r of every rank's
+// x); a 'ready' wait without all_lanes lets a lane read a piece that another
+// lane is still copying. (Where the consume's boxes are the whole input, as
+// in an all-reduce, the cuts agree and the plan is right.)
+layout.collective @reduce_scatter {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
   layout.param @op : redop
-  layout.buffer @x : in @T [C]
+  layout.buffer @x : in @T [R * C]
   layout.buffer @y : out @T [C]
-  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
+  layout.names (r, i) in [R, C] from @x[*][r * C + i] to @y[r][i] reduce<@op>
 }
-snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
+snac.program @p of @reduce_scatter "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.signal @ready
   snac.signal @done
   snac.stage copy clause 0
   snac.notify @ready to dsts clause 0
   snac.wait @ready from srcs clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads the scratch copy of 'x' of rank 0 in launch 1 while rank 0 lane 0 (stage) writes the scratch copy of 'x' of rank 0 in launch 1}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads element 33 of the scratch copy of 'x' of rank 0 in launch 1 while rank 0 lane 1 (stage) writes element 33 of the scratch copy of 'x' of rank 0 in launch 1 [R = 2, count 33, f8e4m3, 2 lanes, 1 chunk]}}
   snac.consume mine from scratch to self clause 0
   snac.notify @done to srcs clause 0
   snac.wait @done from dsts clause 0 all_lanes
@@ -349,7 +352,7 @@ snac.program @p of @all_reduce "two_shot" lanes 2 chunks 1 band [0, -1) {
   snac.stage expose clause 0
   snac.notify @ready to all clause 0
   snac.wait @ready from all clause 0
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) reads 'x' of rank 0 in launch 1 while the caller of rank 0 writes 'x' of rank 0 in launch 2}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) writes 'y' element 0 of rank 0 in launch 1 while the caller of rank 0 reads 'y' element 0 of rank 0 after launch 1}}
   snac.consume owned from input to all clause 0
 }
 
@@ -374,7 +377,7 @@ snac.program @p of @all_reduce "two_shot_copy" lanes 1 chunks 1 band [0, -1) {
   snac.stage copy clause 0
   snac.notify @ready to all clause 0
   snac.wait @ready from all clause 0 all_lanes
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' of rank 0 in launch 1 while the caller of rank 0 reads 'y' of rank 0 in launch 2}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (consume) writes 'y' element 0 of rank 0 in launch 1 while the caller of rank 0 reads 'y' element 0 of rank 0 after launch 1}}
   snac.consume owned from scratch to all clause 0
 }
 
@@ -399,7 +402,7 @@ snac.program @p of @all_reduce "direct_copy" lanes 2 chunks 1 band [0, -1) {
   snac.stage copy clause 0
   snac.notify @ready to dsts clause 0 boundary
   snac.wait @ready from srcs clause 0 all_lanes boundary
-  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads the scratch copy of 'x' of rank 0 in launch 1 while rank 0 lane 0 (stage) writes the scratch copy of 'x' of rank 0 in launch 1 (every rank in one launch, boundary syncs skipped)}}
+  // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads element 0 of the scratch copy of 'x' of rank 1 in launch 1 while rank 1 lane 1 (stage) writes element 0 of the scratch copy of 'x' of rank 1 in launch 1 (every rank in one launch, boundary syncs skipped)}}
   snac.consume mine from scratch to self clause 0
   snac.notify @done to srcs clause 0 boundary
   snac.wait @done from dsts clause 0 all_lanes boundary
@@ -421,10 +424,10 @@ snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
   snac.signal @data
   snac.signal @free
   snac.chunks {
-    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 1 while rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 (every rank in one launch, boundary syncs skipped)}}
     snac.stage push clause 0
     snac.notify @data to dsts clause 0 boundary
     snac.wait @data from srcs clause 0 boundary
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads element 0 of staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes element 0 of staging slot 1 of rank 0 in launch 1 (every rank in one launch, boundary syncs skipped)}}
     snac.consume mine from staging to self clause 0
   }
   snac.notify @free to srcs clause 0 boundary
@@ -470,7 +473,7 @@ layout.collective @all_gather {
 snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
   snac.chunks {
     snac.stage push clause 0 flagged
-    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 2}}
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads element 0 of staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes element 0 of staging slot 1 of rank 0 in launch 2}}
     snac.consume mine from staging to self clause 0 flagged
   }
 }
@@ -494,7 +497,78 @@ snac.program @p of @all_gather "staged" lanes 1 chunks 1 band [0, -1) {
     snac.stage push clause 0
     snac.notify @data to dsts clause 0
     snac.wait @data from srcs clause 0
-    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes staging slot 1 of rank 0 in launch 2}}
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads element 0 of staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes element 0 of staging slot 1 of rank 0 in launch 2}}
     snac.consume mine from staging to self clause 0
   }
+}
+
+// -----
+
+// Coverage: a consume from partial results that no earlier consume to
+// partial results makes.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @all_reduce "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{consume reads partial results of clause 0 that no earlier 'mine' consume to partial makes}}
+  snac.consume mine from partial to self clause 0 ranks [1, R)
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}
+
+// -----
+
+// Coverage: a consume from owners' outputs that no owner kept.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @all_reduce "two_shot" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to all clause 0
+  // expected-error @+1 {{consume reads owners' parts of clause 0 that no earlier 'owned ... to self' consume keeps}}
+  snac.consume mine from output to self clause 0
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}
+
+// -----
+
+// Partial results need several contributors per name.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{partial results combine contributions of every rank: clause 0 has one contributor per name}}
+  snac.consume mine from input to partial clause 0
+  // expected-error @+1 {{partial results combine contributions of every rank: clause 0 has one contributor per name}}
+  snac.consume mine from partial to self clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
 }

@@ -1,7 +1,10 @@
 // SNAC inference on a collective of two name clauses (an all-gather and an
 // all-reduce of one input): each clause gets its own signals (suffixed
-// with the clause) and its own steps, in clause order; the options reach
-// the programs (lanes, chunks, small-bytes); every program passes the check.
+// with the clause) and its own steps, in clause order, except that the copy
+// plans copy the input both clauses read once, before any clause writes (in
+// place, clause 0's writes may overwrite what clause 1 reads); the options
+// reach the programs (lanes, chunks, small-bytes); every program passes
+// the check.
 // RUN: purlin-opt %s --purlin-snac-infer="strategy=direct" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=DIRECT
 // RUN: purlin-opt %s --purlin-snac-infer="strategy=staged chunks=2 lanes=3" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=STAGED
 // RUN: purlin-opt %s --purlin-snac-infer="strategy=two_shot_copy lanes=1" --purlin-snac-check | FileCheck %s --match-full-lines --check-prefix=TWOCOPY
@@ -66,7 +69,7 @@ layout.collective @gather_both {
 // STAGED-NEXT:  }
 // STAGED-NOT: snac.program
 
-// TWOCOPY-LABEL: snac.program @gather_both_two_shot_copy of @gather_both "two_shot_copy" lanes 1 chunks 1 band[0, -1) inplace_safe {
+// TWOCOPY-LABEL: snac.program @gather_both_two_shot_copy of @gather_both "two_shot_copy" lanes 1 chunks 1 band[0, -1) inplace_safe inplace_max_ranks 8 {
 // TWOCOPY-NEXT:  snac.signal @ready0
 // TWOCOPY-NEXT:  snac.signal @done0
 // TWOCOPY-NEXT:  snac.signal @ready1
@@ -75,9 +78,8 @@ layout.collective @gather_both {
 // TWOCOPY-NEXT:  snac.notify @ready0 to all clause 0
 // TWOCOPY-NEXT:  snac.wait @ready0 from all clause 0 all_lanes
 // TWOCOPY-NEXT:  snac.consume owned from scratch to all clause 0
-// TWOCOPY-NEXT:  snac.notify @done0 to all clause 0
-// TWOCOPY-NEXT:  snac.wait @done0 from all clause 0 all_lanes
-// TWOCOPY-NEXT:  snac.stage copy clause 1
+// TWOCOPY-NEXT:  snac.notify @done0 to all clause 0 boundary
+// TWOCOPY-NEXT:  snac.wait @done0 from all clause 0 all_lanes boundary
 // TWOCOPY-NEXT:  snac.notify @ready1 to all clause 1
 // TWOCOPY-NEXT:  snac.wait @ready1 from all clause 1 all_lanes
 // TWOCOPY-NEXT:  snac.consume owned from scratch to all clause 1
@@ -122,7 +124,7 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @done1 to all clause 1 boundary
 // AUTO-NEXT:  snac.wait @done1 from all clause 1 boundary
 // AUTO-NEXT:  }
-// AUTO-LABEL: snac.program @gather_both_direct_copy_2 of @gather_both "direct_copy" lanes 8 chunks 1 band[0, 1024) inplace_safe {
+// AUTO-LABEL: snac.program @gather_both_direct_copy_2 of @gather_both "direct_copy" lanes 8 chunks 1 band[0, 1024) inplace_safe inplace_max_ranks 8 {
 // AUTO-NEXT:  snac.signal @ready0
 // AUTO-NEXT:  snac.signal @done0
 // AUTO-NEXT:  snac.signal @ready1
@@ -131,16 +133,15 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @ready0 to dsts clause 0
 // AUTO-NEXT:  snac.wait @ready0 from srcs clause 0 all_lanes
 // AUTO-NEXT:  snac.consume mine from scratch to self clause 0
-// AUTO-NEXT:  snac.notify @done0 to srcs clause 0
-// AUTO-NEXT:  snac.wait @done0 from dsts clause 0 all_lanes
-// AUTO-NEXT:  snac.stage copy clause 1
+// AUTO-NEXT:  snac.notify @done0 to srcs clause 0 boundary
+// AUTO-NEXT:  snac.wait @done0 from dsts clause 0 all_lanes boundary
 // AUTO-NEXT:  snac.notify @ready1 to dsts clause 1
 // AUTO-NEXT:  snac.wait @ready1 from srcs clause 1 all_lanes
 // AUTO-NEXT:  snac.consume mine from scratch to self clause 1
 // AUTO-NEXT:  snac.notify @done1 to srcs clause 1 boundary
 // AUTO-NEXT:  snac.wait @done1 from dsts clause 1 all_lanes boundary
 // AUTO-NEXT:  }
-// AUTO-LABEL: snac.program @gather_both_two_shot_copy_3 of @gather_both "two_shot_copy" lanes 16 chunks 1 band[1024, -1) inplace_safe {
+// AUTO-LABEL: snac.program @gather_both_two_shot_copy_3 of @gather_both "two_shot_copy" lanes 16 chunks 1 band[1024, -1) inplace_safe inplace_max_ranks 8 {
 // AUTO-NEXT:  snac.signal @ready0
 // AUTO-NEXT:  snac.signal @done0
 // AUTO-NEXT:  snac.signal @ready1
@@ -149,9 +150,8 @@ layout.collective @gather_both {
 // AUTO-NEXT:  snac.notify @ready0 to all clause 0
 // AUTO-NEXT:  snac.wait @ready0 from all clause 0 all_lanes
 // AUTO-NEXT:  snac.consume owned from scratch to all clause 0
-// AUTO-NEXT:  snac.notify @done0 to all clause 0
-// AUTO-NEXT:  snac.wait @done0 from all clause 0 all_lanes
-// AUTO-NEXT:  snac.stage copy clause 1
+// AUTO-NEXT:  snac.notify @done0 to all clause 0 boundary
+// AUTO-NEXT:  snac.wait @done0 from all clause 0 all_lanes boundary
 // AUTO-NEXT:  snac.notify @ready1 to all clause 1
 // AUTO-NEXT:  snac.wait @ready1 from all clause 1 all_lanes
 // AUTO-NEXT:  snac.consume owned from scratch to all clause 1
@@ -162,5 +162,5 @@ layout.collective @gather_both {
 
 // NEVER-NOT:   "direct"
 // NEVER-LABEL: snac.program @gather_both_two_shot of @gather_both "two_shot" lanes 16 chunks 1 band[0, -1) {
-// NEVER-LABEL: snac.program @gather_both_two_shot_copy of @gather_both "two_shot_copy" lanes 16 chunks 1 band[0, -1) inplace_safe {
+// NEVER-LABEL: snac.program @gather_both_two_shot_copy of @gather_both "two_shot_copy" lanes 16 chunks 1 band[0, -1) inplace_safe inplace_max_ranks 8 {
 // NEVER-NOT:   snac.program

@@ -294,7 +294,9 @@ void runCase(const Case &k) {
   bool anySafe = false, anyDirect = false;
   for (int i = 0; i < k.c->info->nplans; ++i) {
     const purlin_plan_info &pl = k.c->info->plans[i];
-    const bool ok = pl.inplace_safe || (sameStart && pl.inplace_same);
+    // In place only as far as the proofs reach (inplace_max_ranks).
+    const bool ok = k.R <= pl.inplace_max_ranks &&
+                    (pl.inplace_safe || (sameStart && pl.inplace_same));
     anySafe |= ok;
     anyDirect |= ok && !pl.copies_inputs;
   }

@@ -1,5 +1,6 @@
-// purlin-snac-check: proves snac programs free of races and deadlocks by
-// simulation (purlin/Plan, checkPlan), reporting each problem at its step.
+// purlin-snac-check: proves snac programs right by running the executor's
+// code on a symbolic target (purlin/Plan, verifyPlan): no race, no
+// deadlock, the postcondition, and in place; each problem at its step.
 #include "purlin/Passes/Passes.h"
 #include "purlin/Plan/Plan.h"
 
@@ -45,6 +46,10 @@ struct SnacCheckPass : impl::SnacCheckBase<SnacCheckPass> {
         prog.setInplaceSame(true);
       else
         prog.removeInplaceSameAttr();
+      if (plan.inplaceSafe || plan.inplaceSame)
+        prog.setInplaceMaxRanks(plan.inplaceMaxRanks);
+      else
+        prog.removeInplaceMaxRanksAttr();
     });
     if (failed)
       signalPassFailure();

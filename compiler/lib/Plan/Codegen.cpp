@@ -6,6 +6,8 @@
 #include "purlin/Plan/Plan.h"
 #include "purlin/spec/Target.h"
 
+#include "purlin/spec/Exec.h"
+
 #include <sstream>
 
 namespace purlin {
@@ -121,87 +123,83 @@ struct Emitter {
     s += (char)std::toupper(name[0]);
     return s + (name + 1);
   }
-  static std::string peers(PeerSet p) { return word("kPeers", peerSetName(p)); }
+  static std::string flagsText(int f) {
+    std::string s;
+    auto add = [&](int bit, const char *name) {
+      if (f & bit)
+        s += std::string(s.empty() ? ", " : " | ") + name;
+    };
+    add(exec::kAllLanes, "kAllLanes");
+    add(exec::kBoundary, "kBoundary");
+    add(exec::kFlagged, "kFlagged");
+    return s;
+  }
 
   void step(const Plan &p, const Step &st, const char *chunk, const char *ind) {
     std::string C = "Clause" + std::to_string(st.clause);
     const Clause &cl = c.clauses[st.clause];
+    const ExecArgs a = execArgs(st);
     switch (st.kind) {
     case StepKind::Stage:
       os << ind << "// snac.stage " << stageModeName(st.stage) << " @" << cl.from.buffer << "\n";
       if (st.stage == StageMode::Copy)
         os << ind << "{ const Params &P = t.shared().P; (void)P;\n" << ind
-           << "  if (contributes<" << C << ">(P, t.rank()))\n" << ind
-           << "    copyLocalRange(t, " << C << "::kFromBuf, "
-           << expr(c.buffer(cl.from.buffer)->size, nullptr) << ", " << chunk << "); }\n";
+           << "  stageCopy<" << C << ">(t, " << expr(c.buffer(cl.from.buffer)->size, nullptr)
+           << ", " << chunk << "); }\n";
       else if (st.stage == StageMode::Push)
-        os << ind << "stagePush<" << C << ">(t, " << chunk << (st.flagged ? ", kFlagged" : "")
-           << ");\n";
+        os << ind << "stagePush<" << C << ">(t, " << chunk << flagsText(a.flags) << ");\n";
       break;
     case StepKind::Notify:
     case StepKind::Wait:
       os << ind << (st.kind == StepKind::Notify ? "notify" : "wait") << "<" << C << ">(t, "
-         << st.signal << " /*" << p.signals[st.signal] << "*/, " << peers(st.peers) << ", "
-         << chunk
-         << (st.allLanes && st.boundary ? ", kAllLanes | kBoundary"
-             : st.allLanes              ? ", kAllLanes"
-             : st.boundary              ? ", kBoundary"
-                                        : "")
-         << ");\n";
+         << st.signal << " /*" << p.signals[st.signal] << "*/, " << word("kPeers", peerSetName(st.peers)) << ", "
+         << chunk << flagsText(a.flags) << ");\n";
       break;
-    case StepKind::Consume:
-      os << ind << "consume<" << C << ">(t, " << word("kSel", selectionName(st.sel)) << ", "
-         << word("kSrc", sourceKindName(st.src)) << ", " << word("kDst", destKindName(st.dst))
-         << ", " << chunk
-         << (st.flagged ? ", kFlagged" : "") << ");\n";
+    case StepKind::Consume: {
+      os << ind << "consume<" << C << ">(t, "
+         << word("kSel", selectionName(st.sel)) << ", " << word("kSrc", sourceKindName(st.src))
+         << ", " << word("kDst", destKindName(st.dst)) << ", " << chunk;
+      // A contributor range only where the step has one (else exec.h's
+      // defaults: every rank).
+      if (a.lo != 0 || a.hi != exec::kMaxRanks)
+        os << ", " << (a.flags ? flagsText(a.flags).substr(2) : "0") << ", " << a.lo << ", "
+           << (a.hi == exec::kMaxRanks ? "kMaxRanks" : std::to_string(a.hi));
+      else
+        os << flagsText(a.flags);
+      os << ");\n";
       break;
+    }
     }
   }
 
   void plan(size_t i, const Plan &p) {
     os << "// snac.program \"" << p.strategy << "\" lanes " << p.lanes << " chunks " << p.chunks
        << "\ntemplate <class Tgt> PURLIN_HD void plan_" << i << "(Tgt &t) {\n";
-    for (size_t s = 0; s < p.steps.size();) {
-      if (!p.steps[s].chunked) {
-        step(p, p.steps[s], "0", "  ");
-        ++s;
+    for (const StepRun &run : stepRuns(p)) {
+      if (!run.chunked) {
+        for (size_t s = run.begin; s < run.end; ++s)
+          step(p, p.steps[s], "0", "  ");
         continue;
       }
       os << "  for (int ch = 0; ch < t.shared().K; ++ch) {\n";
-      for (; s < p.steps.size() && p.steps[s].chunked; ++s)
+      for (size_t s = run.begin; s < run.end; ++s)
         step(p, p.steps[s], "ch", "    ");
       os << "  }\n";
     }
     os << "}\n\n";
-    // Scratch: copies of the inputs that copy stages make, then the staging
-    // slots that push stages fill; offsets 16-byte aligned.
+    // Scratch: exec.h's layout of the areas the stages need, in order.
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"
-       << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n"
-       << "  for (int b = 0; b < kMaxBuffers; ++b) S->scratchOff[b] = 0;\n"
-       << "  for (int k = 0; k < kMaxClauses; ++k) {\n"
-       << "    S->stagingOff[k] = 0; S->slotElems[k] = 0; S->slotBytes[k] = 0;\n  }\n";
-    std::vector<bool> copied(c.buffers.size(), false), pushed(c.clauses.size(), false);
-    for (auto &st : p.steps) {
-      if (st.kind != StepKind::Stage)
-        continue;
-      const Clause &cl = c.clauses[st.clause];
-      int b = c.bufferIndex(cl.from.buffer);
-      if (st.stage == StageMode::Copy && !copied[b]) {
-        copied[b] = true;
-        os << "  S->scratchOff[" << b << "] = off;\n  off += ((int64_t)("
-           << expr(c.buffers[b].size, nullptr) << ") * S->elemSize + 15) / 16 * 16;\n";
-      }
-      if (st.stage == StageMode::Push && !pushed[st.clause]) {
-        pushed[st.clause] = true;
-        // A slot of flagged lines holds 8 data bytes per 16-byte line.
-        const std::string k = std::to_string(st.clause);
-        os << "  S->slotElems[" << k << "] = slotElems<Clause" << k << ">(P, S->R);\n"
-           << "  S->slotBytes[" << k << "] = "
-           << (st.flagged ? "(S->slotElems[" + k + "] * S->elemSize + 15) / 16 * 32"
-                          : "(S->slotElems[" + k + "] * S->elemSize + 15) / 16 * 16")
-           << ";\n  S->stagingOff[" << k << "] = off;\n"
-           << "  off += (int64_t)S->R * S->slotBytes[" << k << "];\n";
-      }
+       << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n  layoutReset(S);\n";
+    for (const ScratchArea &a : scratchAreas(c, p)) {
+      if (a.kind == ScratchArea::Copy)
+        os << "  off = layoutCopy(S, " << a.index << ", "
+           << expr(c.buffers[a.index].size, nullptr) << ", off);\n";
+      else if (a.kind == ScratchArea::Slots)
+        os << "  off = layoutSlots<Clause" << a.index << ">(S, " << (a.flagged ? "true" : "false")
+           << ", off);\n";
+      else
+        os << "  off = layoutPartial<Clause" << a.index << ">(S, "
+           << expr(c.buffer(c.clauses[a.index].from.buffer)->size, nullptr) << ", off);\n";
     }
     os << "  return off;\n}\n\n";
   }
@@ -263,7 +261,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
        << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << "), "
        << (flagged ? 1 : 0) << ", " << (p.inplaceSame ? 1 : 0) << ", " << (copies ? 1 : 0)
-       << "},\n";
+       << ", " << p.inplaceMaxRanks << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n"
      << "} // namespace " << ns << "\n\n"

@@ -4,6 +4,8 @@
 // contributes, who receives), never from the collective's name.
 #include "purlin/Plan/Plan.h"
 
+#include <algorithm>
+
 namespace purlin {
 
 namespace {
@@ -52,36 +54,69 @@ struct Builder {
   }
 };
 
+// Copy stages first: each input buffer that a clause reads is copied into
+// scratch on every rank that contributes from it. A copy stage copies its
+// clause's buffer on that clause's contributors, so a buffer gets one stage
+// (of a clause whose contributors are every rank, where there is one), or
+// one per distinct fixed contributor among the clauses that read it.
+void copyInputs(const Collective &c, Builder &b) {
+  for (size_t buf = 0; buf < c.buffers.size(); ++buf) {
+    std::vector<int> readers;
+    for (size_t k = 0; k < c.clauses.size(); ++k)
+      if (c.bufferIndex(c.clauses[k].from.buffer) == (int)buf)
+        readers.push_back((int)k);
+    int everyone = -1;
+    for (int k : readers)
+      if (rankRole(c.clauses[k], c.clauses[k].from.rank).kind != RankRole::Fixed &&
+          everyone < 0)
+        everyone = k;
+    if (everyone >= 0) {
+      b.stage(everyone, StageMode::Copy);
+      continue;
+    }
+    std::vector<std::string> roots;
+    for (int k : readers) {
+      const std::string r = c.clauses[k].from.rank.rank.str();
+      if (std::find(roots.begin(), roots.end(), r) == roots.end()) {
+        roots.push_back(r);
+        b.stage(k, StageMode::Copy);
+      }
+    }
+  }
+}
+
 // The one-round strategies: stage, a `ready` barrier, one consume, a
-// `done` barrier.
+// `done` barrier, per clause.
 //   ready: a contributor's data may be read (it has been written/copied);
 //   done:  a destination has finished reading, so the contributor may let
 //          its caller reuse the input (and the next launch overwrite it);
 //          where consumers write to peers, also that every write has landed.
-// With `copy`, contributions are read from scratch copies; a copy is cut
-// among the contributor's lanes unlike the reads of any one consumer lane,
-// so both waits then cover every lane.
-// Boundary syncs: the last clause's `done` only orders against what follows
-// the launch (an earlier clause's also orders the next clause's copy into
-// the same scratch), and `ready` without a copy only against what preceded
-// it (the inputs): when every rank runs in one launch, the launch's start
-// and end order them.
+// With `copy`, contributions are read from scratch copies of the inputs,
+// made first: one copy stage per input buffer a clause reads, before any
+// clause writes (in place, an earlier clause's outputs may overwrite a
+// later clause's inputs). A copy is cut among the contributor's lanes unlike
+// the reads of any one consumer lane, so both waits then cover every lane.
+// Boundary syncs: `ready` without a copy only orders against what preceded
+// the launch (the inputs); `done` against what follows it (with copies
+// first, no later step of the launch reuses what a clause read; without,
+// the inputs are only read): when every rank runs in one launch, the
+// launch's start and end order them. The checker proves it, in place too.
 void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
               DestKind dst, PeerSet readers, PeerSet contributors) {
+  if (copy)
+    copyInputs(c, b);
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     int ck = (int)k;
     std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
     int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
-    // Clauses read inputs and write outputs only, so each clause's `ready`
-    // is a boundary sync unless it follows a copy (the checker proves it,
-    // in place included).
-    b.stage(ck, copy ? StageMode::Copy : StageMode::Expose);
+    if (!copy)
+      b.stage(ck, StageMode::Expose);
     b.notify(ck, ready, readers, false, !copy);
     b.wait(ck, ready, contributors, false, copy, !copy);
     b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input, dst);
     const bool last = k + 1 == c.clauses.size();
-    b.notify(ck, done, contributors, false, last);
-    b.wait(ck, done, readers, false, copy, last);
+    b.notify(ck, done, contributors, false, last || copy);
+    b.wait(ck, done, readers, false, copy, last || copy);
   }
 }
 

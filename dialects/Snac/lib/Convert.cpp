@@ -13,7 +13,10 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.getI64IntegerAttr(p.chunks), b.getI64IntegerAttr(p.minBytes),
       b.getI64IntegerAttr(p.maxBytes),
       p.inplaceSafe ? b.getUnitAttr() : UnitAttr(),
-      p.inplaceSame ? b.getUnitAttr() : UnitAttr());
+      p.inplaceSame ? b.getUnitAttr() : UnitAttr(),
+      (p.inplaceSafe || p.inplaceSame) && p.inplaceMaxRanks > 0
+          ? b.getI64IntegerAttr(p.inplaceMaxRanks)
+          : IntegerAttr());
   Block *body = new Block();
   prog.getBody().push_back(body);
   OpBuilder::InsertionGuard g(b);
@@ -48,12 +51,16 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
                        st.allLanes ? b.getUnitAttr() : UnitAttr(),
                        st.boundary ? b.getUnitAttr() : UnitAttr());
       break;
-    case StepKind::Consume:
+    case StepKind::Consume: {
+      const bool ranks = st.ranksLo != 0 || st.ranksHi >= 0;
       b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
                           SourceAttr::get(b.getContext(), (Source)st.src),
                           DestAttr::get(b.getContext(), (Dest)st.dst), clause,
-                          st.flagged ? b.getUnitAttr() : UnitAttr());
+                          st.flagged ? b.getUnitAttr() : UnitAttr(),
+                          ranks ? b.getI64IntegerAttr(st.ranksLo) : IntegerAttr(),
+                          ranks ? b.getI64IntegerAttr(st.ranksHi) : IntegerAttr());
       break;
+    }
     }
   }
   return prog;
@@ -69,6 +76,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
   out.maxBytes = op.getMaxBytes();
   out.inplaceSafe = op.getInplaceSafe();
   out.inplaceSame = op.getInplaceSame() || op.getInplaceSafe();
+  out.inplaceMaxRanks = (int)op.getInplaceMaxRanks().value_or(0);
   llvm::StringMap<int> sigIndex;
   for (Operation &o : op.getBodyBlock())
     if (auto s = dyn_cast<SignalOp>(o)) {
@@ -115,6 +123,8 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.src = (purlin::SourceKind)c.getSrc();
         st.dst = (purlin::DestKind)c.getDst();
         st.flagged = c.getFlagged();
+        st.ranksLo = (int)c.getRanksLo().value_or(0);
+        st.ranksHi = (int)c.getRanksHi().value_or(-1);
       } else {
         return o.emitOpError("unexpected op in a snac.program"), failure();
       }

@@ -9,6 +9,25 @@
 using namespace mlir;
 using namespace purlin::snac;
 
+// `ranks [lo, hi)`: hi is an integer, or `R` (stored as -1) for every rank.
+static mlir::ParseResult parseRankBound(mlir::OpAsmParser &p, mlir::IntegerAttr &hi) {
+  if (succeeded(p.parseOptionalKeyword("R"))) {
+    hi = p.getBuilder().getI64IntegerAttr(-1);
+    return mlir::success();
+  }
+  int64_t v;
+  if (p.parseInteger(v))
+    return mlir::failure();
+  hi = p.getBuilder().getI64IntegerAttr(v);
+  return mlir::success();
+}
+static void printRankBound(mlir::OpAsmPrinter &p, mlir::Operation *, mlir::IntegerAttr hi) {
+  if (!hi || hi.getInt() < 0)
+    p << "R";
+  else
+    p << hi.getInt();
+}
+
 #include "purlin/Dialect/Snac/SnacDialect.cpp.inc"
 #include "purlin/Dialect/Snac/SnacEnums.cpp.inc"
 
@@ -28,10 +47,13 @@ PURLIN_SAME(Selection, Owned, owned);
 #undef PURLIN_SAME
 static_assert((int)Source::input == (int)::purlin::SourceKind::Input &&
                   (int)Source::scratch == (int)::purlin::SourceKind::Scratch &&
-                  (int)Source::staging == (int)::purlin::SourceKind::Staging,
+                  (int)Source::staging == (int)::purlin::SourceKind::Staging &&
+                  (int)Source::partial == (int)::purlin::SourceKind::Partial &&
+                  (int)Source::output == (int)::purlin::SourceKind::Output,
               "snac.Source drifted");
 static_assert((int)Dest::self == (int)::purlin::DestKind::Self &&
-                  (int)Dest::all == (int)::purlin::DestKind::All,
+                  (int)Dest::all == (int)::purlin::DestKind::All &&
+                  (int)Dest::partial == (int)::purlin::DestKind::Partial,
               "snac.Dest drifted");
 
 void SnacDialect::initialize() {
@@ -102,6 +124,14 @@ LogicalResult ProgramOp::verify() {
            << getStrategy() << "' (" << ::purlin::strategyList() << ")";
   if (getInplaceSafe() && getInplaceSame())
     return emitOpError("'inplace_same' is implied by 'inplace_safe': give one");
+  if (auto n = getInplaceMaxRanks()) {
+    if (!getInplaceSafe() && !getInplaceSame())
+      return emitOpError("'inplace_max_ranks' bounds an in-place proof: give "
+                         "'inplace_safe' or 'inplace_same'");
+    if ((int64_t)*n < 1)
+      return emitOpError("'inplace_max_ranks' must be at least 1, got ")
+             << (int64_t)*n;
+  }
   Operation *parent = getOperation()->getParentOp();
   auto coll = parent ? mlir::SymbolTable::lookupNearestSymbolFrom<
                            purlin::layout::CollectiveOp>(parent, getCollectiveAttr())
@@ -123,16 +153,22 @@ LogicalResult WaitOp::verify() {
   return checkSignal(*this, getSignalAttr(), getClause());
 }
 LogicalResult ConsumeOp::verify() {
-  if (getSel() == Selection::mine && getDst() != Dest::self)
+  if (getSel() == Selection::mine && getDst() == Dest::all)
     return emitOpError("a consume of the names a rank receives ('mine') "
-                       "writes to 'self'");
-  if (getSel() == Selection::owned && getDst() != Dest::all)
-    return emitOpError("a consume of owned parts writes to every "
-                       "destination ('all')");
-  if (getSel() == Selection::owned && getSrc() == Source::staging)
-    return emitOpError("a consume of owned parts reads inputs or scratch, "
-                       "not staging");
+                       "writes to 'self' or 'partial'");
+  if (getSel() == Selection::owned &&
+      (getSrc() == Source::staging || getSrc() == Source::output))
+    return emitOpError("a consume of owned parts reads inputs, scratch or "
+                       "partial results");
+  if (getSrc() == Source::output && getDst() != Dest::self)
+    return emitOpError("a consume from owners' outputs writes to 'self'");
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
+  if (auto lo = getRanksLo()) {
+    const int64_t l = (int64_t)*lo, h = getRanksHi() ? (int64_t)*getRanksHi() : -1;
+    if (l < 0 || (h >= 0 && h <= l))
+      return emitOpError("ranks [") << l << ", " << (h < 0 ? std::string("R") : std::to_string(h))
+                                    << ") is empty";
+  }
   return checkClause(*this, getClause());
 }

@@ -1,49 +1,8 @@
 #include "purlin/runtime/Launch.h"
 
-namespace purlin {
+#include <vector>
 
-bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
-                std::string &error) {
-  P = exec::Params();
-  int ns = 0, nt = 0;
-  int64_t words = 0;
-  for (auto &p : c.params) {
-    if (isScalarParam(p.kind)) {
-      auto it = b.scalars.find(p.name);
-      if (it == b.scalars.end()) {
-        error = "parameter '" + p.name + "' is not bound";
-        return false;
-      }
-      if (ns >= exec::kMaxScalars) {
-        error = "too many scalar parameters for the executor";
-        return false;
-      }
-      P.s[ns++] = it->second;
-    } else if (p.kind == ParamKind::Table) {
-      auto it = b.tables.find(p.name);
-      if (it == b.tables.end()) {
-        error = "table '" + p.name + "' is not bound";
-        return false;
-      }
-      if (nt >= exec::kMaxTables || p.dims.size() > 3 ||
-          words + (int64_t)it->second.size() > exec::kMaxTableWords) {
-        error = "table '" + p.name + "' exceeds the executor's table limits";
-        return false;
-      }
-      P.tabOff[nt] = words;
-      for (size_t d = 0; d < 3; ++d) {
-        int64_t e = 1;
-        if (d < p.dims.size() && !evalParamExpr(c, b, p.dims[d], e, error))
-          return false;
-        P.tabExt[nt][d] = e;
-      }
-      for (int64_t v : it->second)
-        P.tab[words++] = v;
-      ++nt;
-    }
-  }
-  return true;
-}
+namespace purlin {
 
 int64_t callBytes(const Collective &c, const Binding &b) {
   int64_t m = 0;
@@ -60,7 +19,10 @@ InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
                         const int64_t *elems, int elemSize) {
   const size_t nb = c.buffers.size();
   InPlace res = InPlace::No;
-  for (int r = 0; r < R; ++r)
+  for (int r = 0; r < R; ++r) {
+    // SameStart pairs outputs with inputs one to one (what the checker
+    // proves): an input overlapped by two outputs is another overlap.
+    std::vector<int> pairs(nb, 0);
     for (size_t i = 0; i < nb; ++i)
       for (size_t j = 0; j < nb; ++j) {
         if (c.buffers[i].role != BufferRole::In ||
@@ -72,22 +34,29 @@ InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
                         b1 = b0 + (uintptr_t)(elems[j] * elemSize);
         if (!(a0 < b1 && b0 < a1))
           continue;
-        if (a0 == b0 && c.buffers[i].dtype == c.buffers[j].dtype)
-          res = res == InPlace::No ? InPlace::SameStart : res;
-        else
+        if (a0 != b0 || c.buffers[i].dtype != c.buffers[j].dtype ||
+            ++pairs[i] > 1 || ++pairs[j] > 1)
           return InPlace::Any;
+        res = InPlace::SameStart;
       }
+  }
   return res;
 }
 
+bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks) {
+  if (inplace == InPlace::No)
+    return true;
+  return ranks <= p.inplace_max_ranks &&
+         (p.inplace_safe || (inplace == InPlace::SameStart && p.inplace_same));
+}
+
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
-               InPlace inplace, const std::string &strategy) {
+               InPlace inplace, int ranks, const std::string &strategy) {
   auto fits = [&](const purlin_plan_info &p) {
     return bytes >= p.min_bytes && (p.max_bytes < 0 || bytes < p.max_bytes);
   };
   auto allowed = [&](const purlin_plan_info &p) {
-    return inplace == InPlace::No || p.inplace_safe ||
-           (inplace == InPlace::SameStart && p.inplace_same);
+    return provedInPlace(p, inplace, ranks);
   };
   // In place, a plan that reads the inputs where they are beats one that
   // copies them first, whatever its band; then the band's; then any.

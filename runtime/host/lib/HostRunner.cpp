@@ -4,6 +4,7 @@
 #include "purlin/runtime/Launch.h"
 #include "purlin/spec/Reference.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -88,12 +89,19 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
       if (aliasAt(r) != 0)
         mode = InPlace::Any;
   }
-  int pi = choosePlan(info, callBytes(c, b), mode, o.strategy);
+  int pi = choosePlan(info, callBytes(c, b), mode, R, o.strategy);
   if (pi < 0) {
+    int reach = 0;
+    for (int i = 0; i < info->nplans; ++i)
+      reach = std::max(reach, info->plans[i].inplace_max_ranks);
     res.error = "no plan fits (strategy '" + o.strategy + "'" +
                 (mode == InPlace::Any         ? ", in place"
                  : mode == InPlace::SameStart ? ", in place at the same address"
                                               : "") +
+                (mode != InPlace::No && reach > 0 && R > reach
+                     ? ", " + std::to_string(R) + " ranks: in-place proofs reach " +
+                           std::to_string(reach)
+                     : "") +
                 ")";
     return res;
   }

@@ -207,8 +207,16 @@ int main(int argc, char **argv) {
                   o.oneLaunch = oneLaunch;
                   o.jitterSeed = seed ? seed + passed + failed : 0;
                   host::RunResult res = host::runAndCheck(info, b, o);
-                  if (!res.ok && res.error.rfind("no plan fits", 0) == 0)
-                    continue; // e.g. no in-place plan was asked for
+                  if (!res.ok && res.error.rfind("no plan fits", 0) == 0) {
+                    // e.g. no plan is proved right in place: refused, as
+                    // the runtime refuses it (shown with --table)
+                    if (table)
+                      std::printf("%-24s %-14s %5lld %10lld %-7s %-5s refused: %s\n",
+                                  info->name, st.empty() ? "auto" : st.c_str(),
+                                  (long long)R, (long long)callBytes(c, b), t.c_str(),
+                                  hasOpParam ? op.c_str() : "-", res.error.c_str());
+                    continue;
+                  }
                   res.ok ? ++passed : ++failed;
                   if (table || !res.ok)
                     std::printf("%-24s %-14s %5lld %10lld %-7s %-5s %s%s%s\n", info->name,

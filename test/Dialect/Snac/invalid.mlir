@@ -383,7 +383,7 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self'}}
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self' or 'partial'}}
   snac.consume mine from input to all clause 0
 }
 
@@ -398,13 +398,13 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self'}}
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self' or 'partial'}}
   snac.consume mine from scratch to all clause 0
 }
 
 // -----
 
-// consume of 'owned' to self
+// consume from owners' outputs to partial results
 layout.collective @c {
   layout.param @R : ranks
   layout.buffer @x : in f32 [1]
@@ -413,13 +413,13 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of owned parts writes to every destination ('all')}}
-  snac.consume owned from input to self clause 0
+  // expected-error @+1 {{'snac.consume' op a consume from owners' outputs writes to 'self'}}
+  snac.consume mine from output to partial clause 0
 }
 
 // -----
 
-// consume of 'owned' from staging
+// an empty contributor range
 layout.collective @c {
   layout.param @R : ranks
   layout.buffer @x : in f32 [1]
@@ -428,8 +428,37 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of owned parts reads inputs or scratch, not staging}}
+  // expected-error @+1 {{'snac.consume' op ranks [2, 2) is empty}}
+  snac.consume mine from input to self clause 0 ranks [2, 2)
+}
+
+// -----
+
+// consume of 'owned' from staging (and from outputs, below)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of owned parts reads inputs, scratch or partial results}}
   snac.consume owned from staging to all clause 0
+}
+
+// -----
+
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @s
+  // expected-error @+1 {{'snac.consume' op a consume of owned parts reads inputs, scratch or partial results}}
+  snac.consume owned from output to self clause 0
 }
 
 // -----
@@ -584,4 +613,29 @@ layout.collective @c {
 snac.program @p of @c "staged_ll" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{'snac.consume' op only a consume from staging reads flagged lines}}
   snac.consume mine from input to self clause 0 flagged
+}
+
+// -----
+
+// inplace_max_ranks bounds an in-place proof
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'inplace_max_ranks' bounds an in-place proof: give 'inplace_safe' or 'inplace_same'}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) inplace_max_ranks 8 {
+}
+
+// -----
+
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'inplace_max_ranks' must be at least 1, got 0}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) inplace_safe inplace_max_ranks 0 {
 }

@@ -65,19 +65,31 @@ snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144)
 
 // -----
 
-// Every legal consume: 'mine' from input, scratch or staging to self;
-// 'owned' from input or scratch to all. An open band, inplace_same, and
-// an extra attribute kept by attr-dict-with-keyword.
-// CHECK-LABEL: snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band[262144, -1) inplace_same attributes {note = "kept"} {
+// Every legal consume: 'mine' from input, scratch, staging or partial
+// results to self or partial results, and from owners' outputs to self;
+// 'owned' from input, scratch or partial results to all, self or partial
+// results; a contributor range (`R`: every rank above lo). An open band,
+// inplace_same with inplace_max_ranks, and an extra attribute kept by
+// attr-dict-with-keyword.
+// CHECK-LABEL: snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band[262144, -1) inplace_same inplace_max_ranks 8 attributes {note = "kept"} {
 // CHECK-NEXT:    snac.consume mine from input to self clause 0
 // CHECK-NEXT:    snac.consume mine from scratch to self clause 0
 // CHECK-NEXT:    snac.consume mine from staging to self clause 0
 // CHECK-NEXT:    snac.consume owned from input to all clause 0
 // CHECK-NEXT:    snac.consume owned from scratch to all clause 0
+// CHECK-NEXT:    snac.consume mine from input to partial clause 0 ranks[0, 4)
+// CHECK-NEXT:    snac.consume mine from partial to self clause 0 ranks[4, R)
+// CHECK-NEXT:    snac.consume owned from partial to all clause 0 ranks[1, 3)
+// CHECK-NEXT:    snac.consume owned from input to self clause 0
+// CHECK-NEXT:    snac.consume mine from output to self clause 0
+// CHECK-NEXT:    snac.consume mine from staging to self clause 0 ranks[0, 2) flagged
 // CHECK-NEXT:  }
-// GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_same, lanes = 1024 : i64, max_bytes = -1 : i64, min_bytes = 262144 : i64, strategy = "two_shot", sym_name = "consumes"}>
+// GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_max_ranks = 8 : i64, inplace_same, lanes = 1024 : i64, max_bytes = -1 : i64, min_bytes = 262144 : i64, strategy = "two_shot", sym_name = "consumes"}>
 // GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, sel = 0 : i32, src = 2 : i32}>
 // GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 1 : i32, sel = 1 : i32, src = 1 : i32}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 2 : i32, ranks_hi = 4 : i64, ranks_lo = 0 : i64, sel = 0 : i32, src = 0 : i32}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, ranks_hi = -1 : i64, ranks_lo = 4 : i64, sel = 0 : i32, src = 3 : i32}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, sel = 0 : i32, src = 4 : i32}>
 // GENERIC:       }) {note = "kept"}
 layout.collective @all_reduce {
   layout.param @R : ranks
@@ -88,12 +100,18 @@ layout.collective @all_reduce {
   layout.buffer @y : out @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
 }
-snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band [262144, -1) inplace_same attributes {note = "kept"} {
+snac.program @consumes of @all_reduce "two_shot" lanes 1024 chunks 1 band [262144, -1) inplace_same inplace_max_ranks 8 attributes {note = "kept"} {
   snac.consume mine from input to self clause 0
   snac.consume mine from scratch to self clause 0
   snac.consume mine from staging to self clause 0
   snac.consume owned from input to all clause 0
   snac.consume owned from scratch to all clause 0
+  snac.consume mine from input to partial clause 0 ranks [0, 4)
+  snac.consume mine from partial to self clause 0 ranks [4, R)
+  snac.consume owned from partial to all clause 0 ranks [1, 3)
+  snac.consume owned from input to self clause 0
+  snac.consume mine from output to self clause 0
+  snac.consume mine from staging to self clause 0 ranks [0, 2) flagged
 }
 
 // -----

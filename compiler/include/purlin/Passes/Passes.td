@@ -35,19 +35,26 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
 }
 
 def SnacCheck : Pass<"purlin-snac-check", "::mlir::ModuleOp"> {
-  let summary = "prove snac programs free of races and deadlocks";
+  let summary = "prove snac programs right: no race, no deadlock, the postcondition";
   let description = [{
-    Simulates every `snac.program` for 1 to `max-ranks` ranks over two
-    launches in a row with its lanes running freely, tracking
-    happens-before through notify and wait. Reports, at the step: a read or
-    write of a place not ordered with a peer's write (a missing wait, or a
-    buffer reused before its consumer is done), a wait no notify satisfies
-    (deadlock), and steps that do not cover the collective. Sets
-    `inplace_safe` on programs that are also right with each rank's outputs
-    aliasing its inputs.
+    Runs every `snac.program` through the executor's own step functions
+    (exec.h) on a symbolic target, with memory simulated per element and
+    symbolic values, for 1 to `max-ranks` ranks, the program's lanes and
+    chunks, every element size, counts that put lane, chunk and vector
+    boundaries inside boxes, two launches in a row and both launch models.
+    Reports, at the step: a read or write of an element not ordered with
+    another process's write (a missing wait, or a buffer reused before its
+    consumer is done), a wait no notify satisfies (deadlock), an output
+    element that does not end up with its name's contributions combined in
+    ascending rank order (missing, doubled, out of order), a write no name
+    asks for, and steps that do not cover the collective. Sets
+    `inplace_safe` on programs also right with each rank's outputs
+    overlapping its inputs anyhow, `inplace_same` on those right with each
+    output at its input's address, and `inplace_max_ranks` to the rank
+    count those proofs reach.
   }];
   let options = [
-    Option<"maxRanks", "max-ranks", "int", "5",
+    Option<"maxRanks", "max-ranks", "int", "8",
            "check for every rank count from 1 to this">,
   ];
 }

@@ -30,6 +30,37 @@ struct InferOptions {
   int64_t smallBytes = kDefaultSmallBytes; // auto: below this, one-shot
 };
 
+/// The plan's steps in runs: a maximal run of `chunked` steps is one chunk
+/// loop (each chunk runs the run's steps in order), others run once.
+/// Codegen emits a loop per chunked run; the checker unrolls the same runs.
+struct StepRun {
+  size_t begin = 0, end = 0;
+  bool chunked = false;
+};
+std::vector<StepRun> stepRuns(const Plan &p);
+
+/// The arguments of the exec.h call a step becomes (exec::Peers, Select,
+/// Source, Dest and the SyncFlags / MoveFlags bits), for Codegen, which
+/// prints the call, and the checker, which makes it.
+struct ExecArgs {
+  int peers = 0, sel = 0, src = 0, dst = 0, flags = 0;
+  int lo = 0, hi = 0; // consume's contributor range (hi: exec::kMaxRanks for R)
+};
+ExecArgs execArgs(const Step &st);
+
+/// The scratch areas a plan needs, in the order its stages first need
+/// them: the copy of an input buffer (copy stages), the staging slots of a
+/// clause (push stages, `flagged`: slots of flagged lines), the partial
+/// results of a clause (consumes to partial). The generated layout function
+/// and the checker lay them out in this order through exec.h's layoutCopy,
+/// layoutSlots and layoutPartial.
+struct ScratchArea {
+  enum Kind { Copy, Slots, Partial } kind = Copy;
+  int index = 0; // the buffer (Copy) or the clause (Slots, Partial)
+  bool flagged = false;
+};
+std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p);
+
 /// Infers the plans of `c` (which must pass checkStructure). With strategy
 /// "auto", the chooser's plans, each with its size band; otherwise one plan.
 bool inferPlans(const Collective &c, const InferOptions &opts,
@@ -41,28 +72,28 @@ struct PlanDiag {
   std::string message;
 };
 
-/// Checks a plan by simulating it for R ranks and two launches in a row,
-/// in each of two launch models: every rank in its own launch (all syncs
-/// kept), and `oneLaunch`, every rank in one launch (boundary syncs
-/// skipped, launches ordered as wholes);
-/// lanes running freely: every consume reads data staged and notified
-/// before (happens-before through the waits), no buffer is written while a
-/// peer may still read it or read while it may still be written, no wait is
-/// left without its notify (deadlock), and the steps cover the collective
-/// (a consume per clause, the stage its source needs). In place (`alias`):
-/// every rank's inputs and outputs taken to overlap anyhow (Any), or each
-/// output to start at the address of an input of its element type
-/// (SameStart). Count parameters are bound to `count`.
+/// How a checked run lays out outputs against inputs: apart (None), each
+/// rank's outputs overlapping its inputs anyhow (Any), or each output at
+/// the address of an input of its element type (SameStart).
 enum class Alias { None, Any, SameStart };
-bool checkPlan(const Collective &c, const Plan &p, int R, Alias alias,
-               std::vector<PlanDiag> &diags, bool oneLaunch = false,
-               int64_t count = 2);
 
-/// Runs checkPlan for R = 1..maxRanks, out of place, and in place to set
-/// p.inplaceSafe and p.inplaceSame. Returns false with diags for the first
-/// failing R.
+/// Proves a plan by running the executor's own step functions (exec.h) on a
+/// symbolic target, for R = 1..maxRanks (or the bound R), the plan's lanes
+/// and chunks, each element size it may run with, counts that put lane,
+/// chunk and vector boundaries inside boxes, both launch models and two
+/// launches (Checker.cpp lists the exploration). Every run checks, per
+/// element: no race (accesses not ordered by happens-before, a lane's
+/// concurrent names included), no deadlock, and the postcondition (every
+/// output element holds its name's contributions combined in ascending
+/// rank order, nothing else is written, inputs stay intact); plus static
+/// rules (the steps cover the collective). Returns false with diags at the
+/// first problem. Then the in-place proofs: sets p.inplaceSafe (right with
+/// outputs overlapping inputs anyhow: every read of a rank's inputs
+/// happens before every write of its outputs), p.inplaceSame (right with
+/// each output at its input's address: every read of an input element
+/// happens before any write to its address) and p.inplaceMaxRanks.
 bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
-                int maxRanks = 5);
+                int maxRanks = 8);
 
 /// Target-independent C++ for the plans (exec.h calls), then the target's
 /// entry. `target`: a row of the target table (purlin/spec/Targets.def).

@@ -52,6 +52,10 @@ typedef struct purlin_plan_info {
   // 1: the plan copies inputs into scratch first (the price of in place
   // under any overlap; choosers prefer a plan without, when one is safe).
   int copies_inputs;
+  // The largest rank count for which the checker proved inplace_safe and
+  // inplace_same (it simulates R = 1.. this): a runtime runs the plan in
+  // place for no more ranks than that (out of place: any).
+  int inplace_max_ranks;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

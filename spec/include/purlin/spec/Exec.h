@@ -51,12 +51,26 @@ enum Select : int {
   kSelMine = (int)Selection::Mine,
   kSelOwned = (int)Selection::Owned,
 };
+// Where a consume reads: the contributors' inputs, their scratch copies,
+// this rank's staging slots; kSrcPartial: this rank's partial result of the
+// clause first (a fold continued), then the contributors' inputs;
+// kSrcOutput: each part of the names this rank receives from the output of
+// the part's owner (which kept it there: owned ... kDstSelf).
 enum Source : int {
   kSrcInput = (int)SourceKind::Input,
   kSrcScratch = (int)SourceKind::Scratch,
   kSrcStaging = (int)SourceKind::Staging,
+  kSrcPartial = (int)SourceKind::Partial,
+  kSrcOutput = (int)SourceKind::Output,
 };
-enum Dest : int { kDstSelf = (int)DestKind::Self, kDstAll = (int)DestKind::All };
+// Where it writes: this rank's output (for owned parts: the owner keeps its
+// part in its own output), every destination, or this rank's partial
+// result (scratch at the names' source offsets).
+enum Dest : int {
+  kDstSelf = (int)DestKind::Self,
+  kDstAll = (int)DestKind::All,
+  kDstPartial = (int)DestKind::Partial,
+};
 // Step flags: purlin::kAllLanes, kBoundary, kFlagged (Vocabulary.h).
 using purlin::kAllLanes;
 using purlin::kBoundary;
@@ -119,6 +133,9 @@ struct Shared {
   int64_t stagingOff[kMaxClauses];
   int64_t slotElems[kMaxClauses];
   int64_t slotBytes[kMaxClauses]; // bytes of one slot (flagged: lines)
+  // Per clause, this rank's partial results (kDstPartial, kSrcPartial): an
+  // area of the clause's input buffer's size, at partialOff[clause].
+  int64_t partialOff[kMaxClauses];
   // Signal words of every rank: [signal][from rank][lane][chunk], then the
   // epochs of its lanes.
   uint64_t *signals[kMaxRanks];
@@ -287,6 +304,38 @@ template <class C> inline int64_t slotElems(const Params &P, int R) {
         m = b.n;
     }
   return m;
+}
+
+/// Scratch layout, in the order the plan's stages first need each area
+/// (the generated layout_i calls these, and so does the checker): copies
+/// of inputs, then per clause R staging slots; offsets 16-byte aligned.
+inline void layoutReset(Shared *S) {
+  for (int b = 0; b < kMaxBuffers; ++b)
+    S->scratchOff[b] = 0;
+  for (int k = 0; k < kMaxClauses; ++k)
+    S->stagingOff[k] = S->slotElems[k] = S->slotBytes[k] = S->partialOff[k] = 0;
+}
+/// The copy of input buffer b (`elems` elements) at `off`; returns the end.
+inline int64_t layoutCopy(Shared *S, int b, int64_t elems, int64_t off) {
+  S->scratchOff[b] = off;
+  return off + (elems * S->elemSize + 15) / 16 * 16;
+}
+/// The partial results of clause C (its input buffer's `elems` elements)
+/// at `off`; returns the end.
+template <class C>
+inline int64_t layoutPartial(Shared *S, int64_t elems, int64_t off) {
+  S->partialOff[C::kIndex] = off;
+  return off + (elems * S->elemSize + 15) / 16 * 16;
+}
+/// The staging slots of clause C at `off`; a slot of flagged lines holds 8
+/// data bytes per 16-byte line. Returns the end.
+template <class C>
+inline int64_t layoutSlots(Shared *S, bool flagged, int64_t off) {
+  const int k = C::kIndex;
+  S->slotElems[k] = slotElems<C>(S->P, S->R);
+  S->slotBytes[k] = (S->slotElems[k] * S->elemSize + 15) / 16 * (flagged ? 32 : 16);
+  S->stagingOff[k] = off;
+  return off + (int64_t)S->R * S->slotBytes[k];
 }
 
 /// One data movement handed to the target: names [a, b) of a box, read from
@@ -478,6 +527,16 @@ template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
   return S.scratch[at] + S.stagingOff[C::kIndex] +
          (int64_t)p * S.slotBytes[C::kIndex];
 }
+template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
+  return S.scratch[r] + S.partialOff[C::kIndex];
+}
+// A partial result lies at the names' source offsets: the box's
+// destination side becomes its source side.
+PURLIN_HD void toSourceOffsets(Move &m) {
+  m.box.dbase = m.box.sbase;
+  for (int j = 0; j < m.box.nfree; ++j)
+    m.box.dstr[j] = m.box.sstr[j];
+}
 } // namespace detail
 
 /// stage (push): this rank's contributions of each destination q into q's
@@ -561,14 +620,47 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   return true;
 }
 
+/// consume from output: the names this rank receives (a clause every rank
+/// receives, contributors `*`), part p of each box copied from the output
+/// of its owner p, for owners p in [lo, hi) but this rank; piece (chunk,
+/// lane) of each part, as the owner's lanes cut it.
+template <class C, class Tgt>
+PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) {
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  laneMoves(t, R, [&](int p, Move &m) {
+    if (p == r || p < lo || p >= hi || C::kToRole != kEvery ||
+        C::kFromRole != kEvery || !makeBox<C>(S.P, 0, r, m.box))
+      return false;
+    int64_t pa, pb, a, b;
+    splitRange(m.box.n, R, p, t.vecElems(), pa, pb);
+    splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
+    m.lo = pa + a;
+    m.hi = pa + b;
+    m.box.sbase = m.box.dbase; // read where it is written
+    for (int j = 0; j < m.box.nfree; ++j)
+      m.box.sstr[j] = m.box.dstr[j];
+    m.nsrc = m.ndst = 1;
+    m.src[0] = (const char *)S.buf[p][C::kToBuf];
+    m.dst[0] = (char *)S.buf[r][C::kToBuf];
+    m.op = kCopy;
+    return true;
+  });
+}
+
 /// consume: combine the contributions of names and write them.
-///  sel kSelMine:  the names this rank receives (dst must be kDstSelf);
-///  sel kSelOwned: part r of every box, written to all its destinations.
-///  src: where contributions are read: the contributors' inputs, their
-///       scratch copies, or this rank's staging slots.
+///  sel kSelMine:  the names this rank receives;
+///  sel kSelOwned: part r of every box (its owner's part);
+///  src, dst: see Source and Dest (mine writes kDstSelf or kDstPartial;
+///       owned writes kDstAll, kDstSelf or kDstPartial);
+///  [lo, hi): the contributors combined, in ascending rank (all by
+///       default); with kSrcPartial, after this rank's partial result.
+/// A partial result stored in the element type continues a fold exactly
+/// only where the accumulator is that type (DType.h): the checker proves
+/// it per type.
 template <class C, class Tgt>
 PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
-                       int flags = 0) {
+                       int flags = 0, int lo = 0, int hi = kMaxRanks) {
   if (t.aborted())
     return;
   const Shared &S = t.shared();
@@ -576,14 +668,43 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   const int64_t pieces = (int64_t)S.K * S.L,
                 piece = (int64_t)chunk * S.L + t.lane();
   const int op = detail::clauseOp<C>(S);
-  if (!(flags & kFlagged) &&
+  // Every contributor, from inputs, copies or staging, to outputs: what
+  // inferred plans do, and what may take the register path.
+  const bool plain = lo <= 0 && (hi >= kMaxRanks || hi >= R) && src <= kSrcStaging &&
+                     dst != kDstPartial && !(sel == kSelOwned && dst == kDstSelf);
+  if (plain && !(flags & kFlagged) &&
       consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece, op))
     return;
+  if (src == kSrcOutput) {
+    pullParts<C>(t, pieces, piece, lo, hi);
+    return;
+  }
+  auto source = [&](int p) -> const char * {
+    return src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+                              : detail::mappedSource<C>(S, src, p);
+  };
+  // The sources of a name: every contributor in [lo, hi), after this
+  // rank's partial result (kSrcPartial); `fill` sets them where plain.
+  auto sources = [&](Move &m, int one) {
+    m.nsrc = 0;
+    if (src == kSrcPartial)
+      m.src[m.nsrc++] = detail::partialOf<C>(S, r);
+    if (one >= 0) {
+      m.src[m.nsrc++] = source(one);
+      return;
+    }
+    if (plain) {
+      m.nsrc = R; // fill() below, in parallel
+      return;
+    }
+    for (int p = lo < 0 ? 0 : lo; p < R && p < hi; ++p)
+      m.src[m.nsrc++] = source(p);
+  };
   if (sel == kSelMine) {
     // One box per contributor (or one box read from every rank).
     const int pn = C::kFromRole == kEvery ? 1 : R;
     laneMoves(t, pn, [&](int pi, Move &m) {
-        if (C::kFromRole != kEvery && !flows<C>(S.P, pi, r))
+        if (C::kFromRole != kEvery && (!flows<C>(S.P, pi, r) || pi < lo || pi >= hi))
           return false;
         if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
           return false;
@@ -593,20 +714,17 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         m.op = op;
         m.ndst = 1;
         m.dst[0] = (char *)S.buf[r][C::kToBuf];
-        if (C::kFromRole == kEvery) {
-          m.nsrc = R; // the sources: fill() below, in parallel
-        } else {
-          m.nsrc = 1;
-          m.src[0] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, pi)
-                                        : detail::mappedSource<C>(S, src, pi);
+        if (dst == kDstPartial) {
+          m.dst[0] = detail::partialOf<C>(S, r);
+          detail::toSourceOffsets(m);
         }
+        sources(m, C::kFromRole == kEvery ? -1 : pi);
         m.srcFlat = src == kSrcStaging;
         m.ll = (flags & kFlagged) ? kLinesSrc : kLinesNone;
         return true;
     }, [&](Move &m, int p) {
-        if (C::kFromRole == kEvery)
-          m.src[p] = src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
-                                        : detail::mappedSource<C>(S, src, p);
+        if (C::kFromRole == kEvery && plain)
+          m.src[p] = source(p);
     });
     return;
   }
@@ -620,6 +738,8 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         if (C::kFromRole == kCoord && C::kToRole == kCoord &&
             C::kFromDim == C::kToDim && pi != qi)
           return false;
+        if (C::kFromRole != kEvery && (p < lo || p >= hi))
+          return false;
         if (!makeBox<C>(S.P, p, q, m.box))
           return false;
         int64_t pa, pb, a, b;
@@ -628,22 +748,22 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         m.lo = pa + a;
         m.hi = pa + b;
         m.op = op;
-        if (C::kFromRole == kEvery) {
-          m.nsrc = R; // fill() below
-        } else {
-          m.nsrc = 1;
-          m.src[0] = detail::mappedSource<C>(S, src, (int)p);
-        }
+        sources(m, C::kFromRole == kEvery ? -1 : (int)p);
+        m.ndst = 1;
         if (dst == kDstAll && C::kToRole == kEvery) {
           m.ndst = R; // fill() below
+        } else if (dst == kDstSelf) {
+          m.dst[0] = (char *)S.buf[r][C::kToBuf]; // the owner keeps its part
+        } else if (dst == kDstPartial) {
+          m.dst[0] = detail::partialOf<C>(S, r);
+          detail::toSourceOffsets(m);
         } else {
-          m.ndst = 1;
           m.dst[0] = (char *)S.buf[q][C::kToBuf];
         }
         return true;
   }, [&](Move &m, int x) {
-        if (C::kFromRole == kEvery)
-          m.src[x] = detail::mappedSource<C>(S, src, x);
+        if (C::kFromRole == kEvery && plain)
+          m.src[x] = source(x);
         if (dst == kDstAll && C::kToRole == kEvery)
           m.dst[x] = (char *)S.buf[x][C::kToBuf];
   });
@@ -671,6 +791,14 @@ PURLIN_HD void copyLocalRange(Tgt &t, int bufIndex, int64_t elems, int chunk) {
                t.vecElems(), m.lo, m.hi);
     return true;
   });
+}
+
+/// stage copy of clause C: this rank copies the clause's input buffer (of
+/// `elems` elements) into its scratch, where it contributes a name of C.
+template <class C, class Tgt>
+PURLIN_HD void stageCopy(Tgt &t, int64_t elems, int chunk) {
+  if (contributes<C>(t.shared().P, t.rank()))
+    copyLocalRange(t, C::kFromBuf, elems, chunk);
 }
 
 } // namespace exec

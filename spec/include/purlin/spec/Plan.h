@@ -54,6 +54,9 @@ struct Step {
   Selection sel = Selection::Mine;
   SourceKind src = SourceKind::Input;
   DestKind dst = DestKind::Self;
+  // consume: the contributors combined, ranks [ranksLo, ranksHi) (-1: R);
+  // from output, the owners whose parts are read.
+  int ranksLo = 0, ranksHi = -1;
   SrcLoc loc; // tag: the snac op this step came from, when it did
 };
 
@@ -64,9 +67,12 @@ struct Plan {
   std::vector<Step> steps;
   // In place: right with each rank's outputs overlapping its inputs
   // anyhow (inplaceSafe), or with each output at the address of an input
-  // of its element type (inplaceSame; implied by inplaceSafe).
+  // of its element type (inplaceSame; implied by inplaceSafe). Proved for
+  // rank counts up to inplaceMaxRanks only (the checker's reach): a runtime
+  // runs the plan in place for no more ranks than that.
   bool inplaceSafe = false;
   bool inplaceSame = false;
+  int inplaceMaxRanks = 0;
   // The size band the chooser picked this plan for: bytes of the largest
   // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
   int64_t minBytes = 0, maxBytes = -1;

@@ -39,10 +39,19 @@ enum class StageMode : int { Expose = 0, Copy = 1, Push = 2 };
 enum class PeerSet : int { All = 0, Srcs = 1, Dsts = 2 };
 /// consume: the names r receives (mine), or part r of all names (owned).
 enum class Selection : int { Mine = 0, Owned = 1 };
-/// consume: where contributions are read: inputs, scratch copies, staging.
-enum class SourceKind : int { Input = 0, Scratch = 1, Staging = 2 };
-/// consume: written to this rank (self) or to every destination (all).
-enum class DestKind : int { Self = 0, All = 1 };
+/// consume reads: contributors' inputs, their scratch copies, this rank's
+/// staging slots, this rank's partial result then inputs (a fold
+/// continued), or the parts of its names from their owners' outputs.
+enum class SourceKind : int {
+  Input = 0,
+  Scratch = 1,
+  Staging = 2,
+  Partial = 3,
+  Output = 4
+};
+/// consume writes: this rank's output (owned: the owner keeps its part),
+/// every destination, or this rank's partial result.
+enum class DestKind : int { Self = 0, All = 1, Partial = 2 };
 
 /// Step flags as the executor takes them (one int per call).
 /// notify / wait: kAllLanes (wait for every lane of each peer), kBoundary

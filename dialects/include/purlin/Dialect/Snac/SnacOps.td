@@ -15,7 +15,8 @@ def Snac_ProgramOp : Snac_Op<"program", [
     set by `purlin-snac-check` when the program is right with outputs
     overlapping inputs anyhow, `inplace_same` when it is right with each
     output at the address of an input of its element type (implied by
-    `inplace_safe`).
+    `inplace_safe`), and `inplace_max_ranks` to the largest rank count those
+    proofs cover (a runtime runs the program in place for no more ranks).
 
     ```mlir
     snac.program @all_reduce_direct of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144) {
@@ -33,12 +34,14 @@ def Snac_ProgramOp : Snac_Op<"program", [
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$collective,
                    StrAttr:$strategy, I64Attr:$lanes, I64Attr:$chunks,
                    I64Attr:$min_bytes, I64Attr:$max_bytes,
-                   UnitAttr:$inplace_safe, UnitAttr:$inplace_same);
+                   UnitAttr:$inplace_safe, UnitAttr:$inplace_same,
+                   OptionalAttr<I64Attr>:$inplace_max_ranks);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
     `band` `[` $min_bytes `,` $max_bytes `)` (`inplace_safe` $inplace_safe^)?
     (`inplace_same` $inplace_same^)?
+    (`inplace_max_ranks` $inplace_max_ranks^)?
     attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
@@ -148,21 +151,41 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
   let summary = "combine contributions (copy or reduce) into outputs";
   let description = [{
     `mine`: the names this rank receives, written to itself; `owned`: part
-    r of all names, written to every destination.
+    r of all names, written to every destination (`all`), or kept in this
+    rank's own output (`self`: the owner keeps its part).
 
     `flagged` (from staging only): reads lines a flagged push wrote, each
     once its flag shows this epoch.
 
+    Partial results (a clause whose contributors are every rank): `to
+    partial` writes the combination into this rank's partial results of
+    the clause (scratch, at the names' source offsets); `from partial`
+    combines this rank's partial result first, then the contributions, so
+    that a reduction can be split into steps over groups of ranks (exact
+    only where the element type holds the accumulator: the checker proves
+    it per type). `ranks [lo, hi)` combines the contributions of ranks lo
+    to hi - 1 only (`R`: every rank above lo); `from output` (`mine`, to
+    `self`, a clause every rank receives) copies each part of the names
+    from the output of its owner (which kept it: `owned ... to self`), the
+    owners in `ranks [lo, hi)`.
+
     ```mlir
     snac.consume owned from input to all clause 0
     snac.consume mine from staging to self clause 0 flagged
+    snac.consume mine from input to partial clause 0 ranks [0, 4)
+    snac.consume mine from partial to self clause 0 ranks [4, R)
+    snac.consume owned from input to self clause 0
+    snac.consume mine from output to self clause 0
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
-                   I64Attr:$clause, UnitAttr:$flagged);
+                   I64Attr:$clause, UnitAttr:$flagged,
+                   OptionalAttr<I64Attr>:$ranks_lo,
+                   OptionalAttr<I64Attr>:$ranks_hi);
   let assemblyFormat = [{
-    $sel `from` $src `to` $dst `clause` $clause (`flagged` $flagged^)?
-    attr-dict
+    $sel `from` $src `to` $dst `clause` $clause
+    (`ranks` `[` $ranks_lo^ `,` custom<RankBound>($ranks_hi) `)`)?
+    (`flagged` $flagged^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -6,15 +6,11 @@
 #include "purlin/spec/Entry.h"
 #include "purlin/spec/Exec.h"
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Params.h"
 
 #include <string>
 
 namespace purlin {
-
-/// Fills `P` (scalars in declaration order, tables concatenated) from `b`.
-/// Fails when a value is missing or does not fit the executor's limits.
-bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
-                std::string &error);
 
 /// Bytes of the largest buffer of one rank under `b`: the size the chooser
 /// bands refer to.
@@ -29,12 +25,17 @@ enum class InPlace { No, SameStart, Any };
 InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
                         const int64_t *elems, int elemSize);
 
-/// The plan for a call: `strategy` when given (empty: any), else the first
-/// plan whose band holds `bytes`. In place, only plans the checker proved
-/// right for that overlap (purlin_plan_info inplace_safe, inplace_same),
-/// those that read the inputs where they are (no copy) first: the band's,
-/// then any; then the band's that copy, then any. -1 when none fits.
+/// Whether the checker proved plan `p` right for a call of `ranks` ranks
+/// with that overlap (inplace_safe, or inplace_same at the same address;
+/// in place only up to inplace_max_ranks, the proofs' reach).
+bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks);
+
+/// The plan for a call of `ranks` ranks: `strategy` when given (empty:
+/// any), else the first plan whose band holds `bytes`. In place, only plans
+/// proved right for that overlap and rank count (provedInPlace), those that
+/// read the inputs where they are (no copy) first: the band's, then any;
+/// then the band's that copy, then any. -1 when none fits.
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
-               InPlace inplace, const std::string &strategy = "");
+               InPlace inplace, int ranks, const std::string &strategy = "");
 
 } // namespace purlin

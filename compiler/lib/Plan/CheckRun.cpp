@@ -1,0 +1,183 @@
+// Where the checker calls the executor: DynClause set-up, one step of a plan
+// through exec.h's step functions (the calls Codegen emits, with the same
+// arguments: execArgs), exec.h's scratch layout, and the symbolic target's
+// side of the Target contract.
+#include "CheckerSim.h"
+
+namespace purlin {
+namespace check {
+
+static_assert(exec::kMaxClauses == 4, "DynScope sets DynClause<0..3>");
+
+namespace {
+int roleOf(const RankRole &r) {
+  return r.kind == RankRole::Every   ? exec::kEvery
+         : r.kind == RankRole::Coord ? exec::kCoord
+                                     : exec::kFixed;
+}
+
+template <int K> void setClause(const BoundCollective *bc, DynTable *t) {
+  using D = DynClause<K>;
+  D::table = t;
+  D::kIndex = K;
+  if (!bc || K >= (int)bc->clauses.size()) {
+    D::kDims = 0;
+    D::kFromRole = D::kToRole = exec::kEvery;
+    D::kFromDim = D::kToDim = -1;
+    D::kFromBuf = D::kToBuf = 0;
+    D::kOp = exec::kCopy;
+    return;
+  }
+  const Clause &cl = bc->coll->clauses[K];
+  const RankRole f = rankRole(cl, cl.from.rank), to = rankRole(cl, cl.to.rank);
+  D::kDims = (int)cl.dims.size();
+  D::kFromRole = roleOf(f);
+  D::kFromDim = f.dim;
+  D::kToRole = roleOf(to);
+  D::kToDim = to.dim;
+  D::kFromBuf = bc->clauses[K].fromBuf;
+  D::kToBuf = bc->clauses[K].toBuf;
+  // As Codegen: an op parameter is the launch's op (Shared::op).
+  D::kOp = cl.opParam.empty() ? (int)cl.op : exec::kOpParam;
+  D::bindFixed();
+}
+
+void setAll(const BoundCollective *bc, DynTable *t) {
+  setClause<0>(bc, t);
+  setClause<1>(bc, t);
+  setClause<2>(bc, t);
+  setClause<3>(bc, t);
+}
+
+template <class C>
+void runStepT(SymTarget &t, const BoundCollective &bc, const Step &st, int ch) {
+  const ExecArgs a = execArgs(st);
+  switch (st.kind) {
+  case StepKind::Stage:
+    if (st.stage == StageMode::Copy)
+      exec::stageCopy<C>(t, bc.bufElems[C::kFromBuf], ch);
+    else if (st.stage == StageMode::Push)
+      exec::stagePush<C>(t, ch, a.flags);
+    return;
+  case StepKind::Notify:
+    exec::notify<C>(t, st.signal, a.peers, ch, a.flags);
+    return;
+  case StepKind::Wait:
+    exec::wait<C>(t, st.signal, a.peers, ch, a.flags);
+    return;
+  case StepKind::Consume:
+    exec::consume<C>(t, a.sel, a.src, a.dst, ch, a.flags, a.lo, a.hi);
+    return;
+  }
+}
+template <class C>
+int64_t layoutClause(const ScratchArea &a, const BoundCollective &bc,
+                     exec::Shared &S, int64_t off) {
+  if (a.kind == ScratchArea::Slots)
+    return exec::layoutSlots<C>(&S, a.flagged, off);
+  return exec::layoutPartial<C>(&S, bc.bufElems[C::kFromBuf], off);
+}
+} // namespace
+
+DynScope::DynScope(const BoundCollective &bc, DynTable &t) {
+  assert(!DynClause<0>::table && "one DynScope at a time");
+  t.bc = &bc;
+  t.failed = false;
+  setAll(&bc, &t);
+}
+
+DynScope::~DynScope() { setAll(nullptr, nullptr); }
+
+void runStep(SymTarget &t, const Collective &, const BoundCollective &bc,
+             const Step &st, int chunk) {
+  switch (st.clause) {
+  case 0:
+    return runStepT<DynClause<0>>(t, bc, st, chunk);
+  case 1:
+    return runStepT<DynClause<1>>(t, bc, st, chunk);
+  case 2:
+    return runStepT<DynClause<2>>(t, bc, st, chunk);
+  case 3:
+    return runStepT<DynClause<3>>(t, bc, st, chunk);
+  }
+}
+
+int64_t layoutScratch(const Collective &c, const Plan &p,
+                      const BoundCollective &bc, exec::Shared &S) {
+  exec::layoutReset(&S);
+  int64_t off = 0;
+  for (const ScratchArea &a : scratchAreas(c, p)) {
+    if (a.kind == ScratchArea::Copy) {
+      off = exec::layoutCopy(&S, a.index, bc.bufElems[a.index], off);
+      continue;
+    }
+    switch (a.index) {
+    case 0:
+      off = layoutClause<DynClause<0>>(a, bc, S, off);
+      break;
+    case 1:
+      off = layoutClause<DynClause<1>>(a, bc, S, off);
+      break;
+    case 2:
+      off = layoutClause<DynClause<2>>(a, bc, S, off);
+      break;
+    case 3:
+      off = layoutClause<DynClause<3>>(a, bc, S, off);
+      break;
+    }
+  }
+  return off;
+}
+
+//===----------------------------------------------------------------------===//
+// SymTarget: the contract's calls, answered from the Sim's state.
+//===----------------------------------------------------------------------===//
+
+int SymTarget::rank() const { return sim_.procs_[proc_].rank; }
+int SymTarget::lane() const { return sim_.procs_[proc_].lane; }
+const exec::Shared &SymTarget::shared() const { return sim_.S_; }
+uint64_t SymTarget::epoch() const { return sim_.procs_[proc_].launch + 1; }
+int64_t SymTarget::vecElems() const { return 16 / sim_.es_; }
+exec::Move *SymTarget::laneMoves() { return sim_.moves_; }
+
+// A barrier ends the lane's phase: what follows is ordered after what the
+// lane's threads did before it.
+void SymTarget::barrier() {
+  if (!sim_.probe_)
+    ++sim_.procs_[proc_].clk[proc_];
+}
+
+// The acquire of the waits before it: their notifies' clocks join here.
+bool SymTarget::barrierOr(bool v) {
+  if (!sim_.probe_)
+    sim_.flushJoins();
+  barrier();
+  return v;
+}
+
+void SymTarget::signal(uint64_t *w, uint64_t v) { sim_.signalWord(w, v); }
+bool SymTarget::wait(const uint64_t *w, uint64_t v) {
+  sim_.waitWord(w, v);
+  return true;
+}
+
+bool SymTarget::move(const exec::Move &m, int64_t a, int64_t b, int, int) {
+  sim_.moveNames(m, a, b);
+  return true;
+}
+
+// The register path is taken, or declined as a GPU target declines on
+// alignment, by turns (rank, lane and launch), so that both of exec.h's
+// consume paths run, and lanes of one step may take different ones.
+bool SymTarget::moveVec(const char *const *src, int nsrc, char *const *dst,
+                        int ndst, int64_t soff, int64_t doff, int64_t bytes,
+                        int op, int, int) {
+  const Sim::Proc &p = sim_.procs_[proc_];
+  if ((p.rank + p.lane + p.launch) % 2 == 1)
+    return false;
+  sim_.moveFlat(src, nsrc, dst, ndst, soff, doff, bytes, op);
+  return true;
+}
+
+} // namespace check
+} // namespace purlin
