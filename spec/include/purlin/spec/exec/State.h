@@ -1,0 +1,174 @@
+// The executor's state: vocabulary ints, parameters, shared launch state,
+// signal words, boxes and slicing.
+#pragma once
+
+#include <stdint.h>
+
+#include "purlin/spec/Numbering.h"
+#include "purlin/spec/Vocabulary.h"
+
+#if defined(__CUDACC__)
+#define PURLIN_HD __host__ __device__ __forceinline__
+#else
+#define PURLIN_HD inline
+#endif
+
+namespace purlin {
+namespace exec {
+
+// Limits and capacities: Vocabulary.h's.
+using namespace purlin::limits;
+
+// The vocabulary (Vocabulary.h) as the ints that generated code passes.
+// How a clause picks contributor or destination ranks.
+enum Role : int {
+  kEvery = (int)RoleKind::Every,
+  kCoord = (int)RoleKind::Coord,
+  kFixed = (int)RoleKind::Fixed,
+};
+// Which peers a notify or a wait addresses, relative to this rank r.
+enum Peers : int {
+  kPeersAll = (int)PeerSet::All,   // every rank
+  kPeersSrcs = (int)PeerSet::Srcs, // ranks that contribute names that r receives
+  kPeersDsts = (int)PeerSet::Dsts, // ranks that receive names that r contributes
+};
+enum Select : int {
+  kSelMine = (int)Selection::Mine,
+  kSelOwned = (int)Selection::Owned,
+};
+// Where a consume reads: the contributors' inputs, their scratch copies,
+// this rank's staging slots; kSrcPartial: this rank's partial result of the
+// clause first (a fold continued), then the contributors' inputs;
+// kSrcOutput: each part of the names this rank receives from the output of
+// the part's owner (which kept it there: owned ... kDstSelf).
+enum Source : int {
+  kSrcInput = (int)SourceKind::Input,
+  kSrcScratch = (int)SourceKind::Scratch,
+  kSrcStaging = (int)SourceKind::Staging,
+  kSrcPartial = (int)SourceKind::Partial,
+  kSrcOutput = (int)SourceKind::Output,
+};
+// Where it writes: this rank's output (for owned parts: the owner keeps its
+// part in its own output), every destination, or this rank's partial
+// result (scratch at the names' source offsets).
+enum Dest : int {
+  kDstSelf = (int)DestKind::Self,
+  kDstAll = (int)DestKind::All,
+  kDstPartial = (int)DestKind::Partial,
+};
+// Step flags: purlin::kAllLanes, kBoundary, kFlagged (Vocabulary.h).
+using purlin::kAllLanes;
+using purlin::kBoundary;
+using purlin::kFlagged;
+// Move::ll: which side is in flagged lines (the target's line format: 8
+// data bytes per 16-byte line), addressed flat like a staging slot.
+enum LineSide : int { kLinesNone = 0, kLinesDst = 1, kLinesSrc = 2 };
+// Reduction ops, in Numbering.h's order (kCopy, kSum, ...). kOpParam: the
+// launch's op.
+enum Op : int {
+#define PURLIN_X(E, Camel, name) k##Camel,
+  PURLIN_REDOPS(PURLIN_X)
+#undef PURLIN_X
+  kOpParam = -1
+};
+
+/// Parameter values of a launch, by slot: scalars (ranks, counts, roots) in
+/// the order the collective declares them, then tables.
+struct Params {
+  int64_t s[kMaxScalars];
+  int64_t tabOff[kMaxTables];
+  int64_t tabExt[kMaxTables][3];
+  int64_t tab[kMaxTableWords];
+  PURLIN_HD int64_t lookup(int t, int64_t i) const { return tab[tabOff[t] + i]; }
+  PURLIN_HD int64_t lookup(int t, int64_t i, int64_t j) const {
+    return tab[tabOff[t] + i * tabExt[t][1] + j];
+  }
+  PURLIN_HD int64_t lookup(int t, int64_t i, int64_t j, int64_t k) const {
+    return tab[tabOff[t] + (i * tabExt[t][1] + j) * tabExt[t][2] + k];
+  }
+};
+
+PURLIN_HD int64_t purlin_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+PURLIN_HD int64_t purlin_floormod(int64_t a, int64_t b) {
+  return a - purlin_floordiv(a, b) * b;
+}
+
+/// What every lane of every rank sees: the addresses of all ranks' buffers,
+/// scratch and signals (peer-visible), and the launch's parameters.
+/// Plain data, passed by value to kernels.
+struct Shared {
+  int R = 0, L = 1, K = 1; // ranks, lanes, chunks
+  int op = kSum;           // the launch's op, for clauses with kOpParam
+  int elemSize = 4;
+  int nsignals = 0;
+  // 1 when every rank of the communicator runs in this one launch (one GPU,
+  // one process): the launch's start and end order all ranks, so `boundary`
+  // notifies and waits (which only order against the launch boundary) are
+  // skipped.
+  int oneLaunch = 0;
+  void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
+  // Peer-visible scratch of every rank: copies of the inputs (for
+  // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
+  // slotElems[clause] elements at stagingOff[clause]; offsets in bytes.
+  char *scratch[kMaxRanks];
+  int64_t scratchOff[kMaxBuffers];
+  int64_t stagingOff[kMaxClauses];
+  int64_t slotElems[kMaxClauses];
+  int64_t slotBytes[kMaxClauses]; // bytes of one slot (flagged: lines)
+  // Per clause, this rank's partial results (kDstPartial, kSrcPartial): an
+  // area of the clause's input buffer's size, at partialOff[clause].
+  int64_t partialOff[kMaxClauses];
+  // Signal words of every rank: [signal][from rank][lane][chunk], then the
+  // epochs of its lanes.
+  uint64_t *signals[kMaxRanks];
+  Params P;
+};
+
+PURLIN_HD uint64_t *signalWord(const Shared &S, int to, int sig, int from,
+                               int lane, int chunk) {
+  return S.signals[to] +
+         (((int64_t)sig * S.R + from) * S.L + lane) * S.K + chunk;
+}
+PURLIN_HD uint64_t *epochWord(const Shared &S, int rank, int lane) {
+  return S.signals[rank] + (int64_t)S.nsignals * S.R * S.L * S.K + lane;
+}
+/// Signal words of one rank, epochs included.
+inline int64_t signalWords(int nsignals, int R, int L, int K) {
+  return (int64_t)nsignals * R * L * K + L;
+}
+
+/// A box of names: the rank coordinates fixed, the others free. Offsets of
+/// a name are base + sum_j c_j * stride_j on each side (maps are affine).
+struct Box {
+  int nfree = 0;
+  int64_t n = 0; // names in the box
+  int64_t ext[kMaxDims];
+  int64_t sstr[kMaxDims], dstr[kMaxDims];
+  int64_t sbase = 0, dbase = 0;
+};
+
+/// Cuts [0, n) into `parts` ranges and returns range i, cut points rounded
+/// down to multiples of `g` so that vector accesses stay whole.
+PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
+                          int64_t &a, int64_t &b) {
+  if (n >= 0 && parts > 0 && g > 0 && (uint64_t)n * (uint64_t)parts < (1ull << 32)) {
+    // 32-bit division: a 64-bit one is a long software routine on a GPU,
+    // and this runs on a lane's critical path.
+    const uint32_t n32 = (uint32_t)n, p32 = (uint32_t)parts, g32 = (uint32_t)g;
+    a = (int64_t)((n32 * (uint32_t)i / p32) / g32 * g32);
+    b = (i + 1 == parts) ? n : (int64_t)((n32 * (uint32_t)(i + 1) / p32) / g32 * g32);
+  } else {
+    a = (n * i / parts) / g * g;
+    b = (i + 1 == parts) ? n : (n * (i + 1) / parts) / g * g;
+  }
+  if (a > n)
+    a = n;
+  if (b < a)
+    b = a;
+}
+
+} // namespace exec
+} // namespace purlin

@@ -1,0 +1,303 @@
+// The steps: stage, consume, copy; what purlinc's generated plans call.
+// Part of the executor (purlin/spec/Exec.h explains the model).
+#pragma once
+
+#include "purlin/spec/exec/Signals.h"
+
+namespace purlin {
+namespace exec {
+
+
+
+namespace detail {
+template <class C> PURLIN_HD int clauseOp(const Shared &S) {
+  return C::kOp == kOpParam ? S.op : C::kOp;
+}
+// Source base of contributor p for a name read through the map (input or
+// its scratch copy).
+template <class C>
+PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
+  if (src == kSrcScratch)
+    return S.scratch[p] + S.scratchOff[C::kFromBuf];
+  return (const char *)S.buf[p][C::kFromBuf];
+}
+template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
+  return S.scratch[at] + S.stagingOff[C::kIndex] +
+         (int64_t)p * S.slotBytes[C::kIndex];
+}
+template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
+  return S.scratch[r] + S.partialOff[C::kIndex];
+}
+// A partial result lies at the names' source offsets: the box's
+// destination side becomes its source side.
+PURLIN_HD void toSourceOffsets(Move &m) {
+  m.box.dbase = m.box.sbase;
+  for (int j = 0; j < m.box.nfree; ++j)
+    m.box.dstr[j] = m.box.sstr[j];
+}
+} // namespace detail
+
+/// stage (push): this rank's contributions of each destination q into q's
+/// staging slot for this rank, piece (chunk, lane) of each box.
+template <class C, class Tgt>
+PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  laneMoves(t, S.R, [&](int q, Move &m) {
+      if (!flows<C>(S.P, r, q) || !makeBox<C>(S.P, r, q, m.box))
+        return false;
+      splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+                 t.vecElems(), m.lo, m.hi);
+      m.nsrc = m.ndst = 1;
+      m.src[0] = (const char *)S.buf[r][C::kFromBuf];
+      m.dst[0] = detail::stagingSlot<C>(S, q, r);
+      m.dstFlat = true;
+      m.op = kCopy;
+      m.ll = (flags & kFlagged) ? kLinesDst : kLinesNone;
+      return true;
+  });
+}
+
+/// A consume step of one box whose sources are every rank's buffer at the
+/// same offsets (kFromRole kEvery): each thread builds the box in its own
+/// registers and hands the target a register move, so there is no shared
+/// Move, no fill and no barrier before the data moves (measured on the
+/// H200: the lane leader's build and its two barriers were ~0.5 us of a
+/// 3.2 us all-reduce). `owned`: part r of the box (kSelOwned) rather than
+/// this rank's names (kSelMine). False, with nothing done, where the box is
+/// not one run contiguous on both sides or the target declines the move;
+/// every thread of the lane decides alike, so the lane falls back together.
+template <class C, class Tgt>
+PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
+                                int64_t pieces, int64_t piece, int op) {
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  if (C::kFromRole != kEvery || R > kRegPtrs ||
+      (owned && C::kToRole == kCoord))
+    return false;
+  const int64_t q = owned ? (C::kToRole == kFixed ? C::toFixed(S.P) : 0) : r;
+  Box b;
+  if (!flows<C>(S.P, 0, q) || !makeBox<C>(S.P, 0, q, b)) {
+    t.barrier(); // nothing flows here, as in the general path
+    return true;
+  }
+  const bool srcFlat = src == kSrcStaging;
+  if (b.nfree != 1 || (!srcFlat && b.sstr[0] != 1) || b.dstr[0] != 1)
+    return false;
+  int64_t lo, hi;
+  const int64_t g = t.vecElems();
+  if (owned) {
+    int64_t pa, pb, a, c;
+    splitRange(b.n, R, r, g, pa, pb);
+    splitRange(pb - pa, pieces, piece, g, a, c);
+    lo = pa + a;
+    hi = pa + c;
+  } else {
+    splitRange(b.n, pieces, piece, g, lo, hi);
+  }
+  if (lo < hi) {
+    const int64_t es = 16 / g;
+    const char *srcs[kRegPtrs];
+    char *dsts[kRegPtrs];
+    const bool all = owned && dst == kDstAll && C::kToRole == kEvery;
+    for (int p = 0; p < kRegPtrs; ++p) {
+      srcs[p] = p >= R ? nullptr
+                : srcFlat ? detail::stagingSlot<C>(S, r, p)
+                          : detail::mappedSource<C>(S, src, p);
+      dsts[p] = p >= (all ? R : 1) ? nullptr
+                                   : (char *)S.buf[all ? p : q][C::kToBuf];
+    }
+    if (!t.moveVec(srcs, R, dsts, all ? R : 1,
+                   (srcFlat ? lo : b.sbase + lo) * es, (b.dbase + lo) * es,
+                   (hi - lo) * es, op, t.thread(), t.threads()))
+      return false;
+  }
+  t.barrier(); // as after laneMoves: the lane's step is whole
+  return true;
+}
+
+/// consume from output: the names this rank receives (a clause every rank
+/// receives, contributors `*`), part p of each box copied from the output
+/// of its owner p, for owners p in [lo, hi) but this rank; piece (chunk,
+/// lane) of each part, as the owner's lanes cut it.
+template <class C, class Tgt>
+PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) {
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  laneMoves(t, R, [&](int p, Move &m) {
+    if (p == r || p < lo || p >= hi || C::kToRole != kEvery ||
+        C::kFromRole != kEvery || !makeBox<C>(S.P, 0, r, m.box))
+      return false;
+    int64_t pa, pb, a, b;
+    splitRange(m.box.n, R, p, t.vecElems(), pa, pb);
+    splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
+    m.lo = pa + a;
+    m.hi = pa + b;
+    m.box.sbase = m.box.dbase; // read where it is written
+    for (int j = 0; j < m.box.nfree; ++j)
+      m.box.sstr[j] = m.box.dstr[j];
+    m.nsrc = m.ndst = 1;
+    m.src[0] = (const char *)S.buf[p][C::kToBuf];
+    m.dst[0] = (char *)S.buf[r][C::kToBuf];
+    m.op = kCopy;
+    return true;
+  });
+}
+
+/// consume: combine the contributions of names and write them.
+///  sel kSelMine:  the names this rank receives;
+///  sel kSelOwned: part r of every box (its owner's part);
+///  src, dst: see Source and Dest (mine writes kDstSelf or kDstPartial;
+///       owned writes kDstAll, kDstSelf or kDstPartial);
+///  [lo, hi): the contributors combined, in ascending rank (all by
+///       default); with kSrcPartial, after this rank's partial result.
+/// A partial result stored in the element type continues a fold exactly
+/// only where the accumulator is that type (DType.h): the checker proves
+/// it per type.
+template <class C, class Tgt>
+PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
+                       int flags = 0, int lo = 0, int hi = kMaxRanks) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  const int64_t pieces = (int64_t)S.K * S.L,
+                piece = (int64_t)chunk * S.L + t.lane();
+  const int op = detail::clauseOp<C>(S);
+  // Every contributor, from inputs, copies or staging, to outputs: what
+  // inferred plans do, and what may take the register path.
+  const bool plain = lo <= 0 && (hi >= kMaxRanks || hi >= R) && src <= kSrcStaging &&
+                     dst != kDstPartial && !(sel == kSelOwned && dst == kDstSelf);
+  if (plain && !(flags & kFlagged) &&
+      consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece, op))
+    return;
+  if (src == kSrcOutput) {
+    pullParts<C>(t, pieces, piece, lo, hi);
+    return;
+  }
+  auto source = [&](int p) -> const char * {
+    return src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+                              : detail::mappedSource<C>(S, src, p);
+  };
+  // The sources of a name: every contributor in [lo, hi), after this
+  // rank's partial result (kSrcPartial); `fill` sets them where plain.
+  auto sources = [&](Move &m, int one) {
+    m.nsrc = 0;
+    if (src == kSrcPartial)
+      m.src[m.nsrc++] = detail::partialOf<C>(S, r);
+    if (one >= 0) {
+      m.src[m.nsrc++] = source(one);
+      return;
+    }
+    if (plain) {
+      m.nsrc = R; // fill() below, in parallel
+      return;
+    }
+    for (int p = lo < 0 ? 0 : lo; p < R && p < hi; ++p)
+      m.src[m.nsrc++] = source(p);
+  };
+  if (sel == kSelMine) {
+    // One box per contributor (or one box read from every rank).
+    const int pn = C::kFromRole == kEvery ? 1 : R;
+    laneMoves(t, pn, [&](int pi, Move &m) {
+        if (C::kFromRole != kEvery && (!flows<C>(S.P, pi, r) || pi < lo || pi >= hi))
+          return false;
+        if (C::kFromRole == kEvery && !flows<C>(S.P, 0, r))
+          return false;
+        if (!makeBox<C>(S.P, pi, r, m.box))
+          return false;
+        splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
+        m.op = op;
+        m.ndst = 1;
+        m.dst[0] = (char *)S.buf[r][C::kToBuf];
+        if (dst == kDstPartial) {
+          m.dst[0] = detail::partialOf<C>(S, r);
+          detail::toSourceOffsets(m);
+        }
+        sources(m, C::kFromRole == kEvery ? -1 : pi);
+        m.srcFlat = src == kSrcStaging;
+        m.ll = (flags & kFlagged) ? kLinesSrc : kLinesNone;
+        return true;
+    }, [&](Move &m, int p) {
+        if (C::kFromRole == kEvery && plain)
+          m.src[p] = source(p);
+    });
+    return;
+  }
+  // kSelOwned: enumerate every box (rank coordinates over all ranks).
+  const int pn = C::kFromRole == kCoord ? R : 1;
+  const int qn = C::kToRole == kCoord ? R : 1;
+  laneMoves(t, pn * qn, [&](int i, Move &m) {
+        const int pi = i / qn, qi = i % qn;
+        int64_t p = C::kFromRole == kFixed ? C::fromFixed(S.P) : pi;
+        int64_t q = C::kToRole == kFixed ? C::toFixed(S.P) : qi;
+        if (C::kFromRole == kCoord && C::kToRole == kCoord &&
+            C::kFromDim == C::kToDim && pi != qi)
+          return false;
+        if (C::kFromRole != kEvery && (p < lo || p >= hi))
+          return false;
+        if (!makeBox<C>(S.P, p, q, m.box))
+          return false;
+        int64_t pa, pb, a, b;
+        splitRange(m.box.n, R, r, t.vecElems(), pa, pb);
+        splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
+        m.lo = pa + a;
+        m.hi = pa + b;
+        m.op = op;
+        sources(m, C::kFromRole == kEvery ? -1 : (int)p);
+        m.ndst = 1;
+        if (dst == kDstAll && C::kToRole == kEvery) {
+          m.ndst = R; // fill() below
+        } else if (dst == kDstSelf) {
+          m.dst[0] = (char *)S.buf[r][C::kToBuf]; // the owner keeps its part
+        } else if (dst == kDstPartial) {
+          m.dst[0] = detail::partialOf<C>(S, r);
+          detail::toSourceOffsets(m);
+        } else {
+          m.dst[0] = (char *)S.buf[q][C::kToBuf];
+        }
+        return true;
+  }, [&](Move &m, int x) {
+        if (C::kFromRole == kEvery && plain)
+          m.src[x] = source(x);
+        if (dst == kDstAll && C::kToRole == kEvery)
+          m.dst[x] = (char *)S.buf[x][C::kToBuf];
+  });
+}
+
+/// stage (copy): this rank's input buffer `bufIndex` (of `elems` elements)
+/// into its own peer-visible scratch, piece (chunk, lane), so that peers read
+/// a copy that this rank's outputs cannot touch when they alias its inputs.
+template <class Tgt>
+PURLIN_HD void copyLocalRange(Tgt &t, int bufIndex, int64_t elems, int chunk) {
+  if (t.aborted())
+    return;
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  laneMoves(t, 1, [&](int, Move &m) {
+    m.box.nfree = 1;
+    m.box.n = m.box.ext[0] = elems;
+    m.box.sbase = m.box.dbase = 0;
+    m.box.sstr[0] = m.box.dstr[0] = 1;
+    m.nsrc = m.ndst = 1;
+    m.src[0] = (const char *)S.buf[r][bufIndex];
+    m.dst[0] = S.scratch[r] + S.scratchOff[bufIndex];
+    m.op = kCopy;
+    splitRange(elems, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+               t.vecElems(), m.lo, m.hi);
+    return true;
+  });
+}
+
+/// stage copy of clause C: this rank copies the clause's input buffer (of
+/// `elems` elements) into its scratch, where it contributes a name of C.
+template <class C, class Tgt>
+PURLIN_HD void stageCopy(Tgt &t, int64_t elems, int chunk) {
+  if (contributes<C>(t.shared().P, t.rank()))
+    copyLocalRange(t, C::kFromBuf, elems, chunk);
+}
+
+} // namespace exec
+} // namespace purlin
