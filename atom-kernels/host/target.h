@@ -27,11 +27,20 @@ struct HostAtoms {
   int maxDelayUs = 50;     // longest random pause
   int64_t timeoutMs = 20000;
   std::atomic<int> timedOut{0};
-  // Waiters sleep on `cv` and every signal wakes them: lanes are many more
+  // Waiters sleep on the condition variable of their signal word's bucket
+  // and a signal wakes that bucket's waiters only: lanes are many more
   // threads than cores, so polling waiters would starve the lanes they wait
-  // for, and timed sleeps would dominate the run time.
-  std::mutex mu;
-  std::condition_variable cv;
+  // for, timed sleeps would dominate the run time, and one variable for
+  // every word would wake every waiting lane at each signal.
+  struct Bucket {
+    std::mutex mu;
+    std::condition_variable cv;
+  };
+  static constexpr int kBuckets = 64;
+  Bucket buckets[kBuckets];
+  Bucket &bucketOf(const uint64_t *w) {
+    return buckets[((uintptr_t)w / sizeof(uint64_t)) % kBuckets];
+  }
 };
 
 class Target {
@@ -63,14 +72,16 @@ public:
   void signal(uint64_t *w, uint64_t v) {
     jitter();
     __atomic_store_n(w, v, __ATOMIC_RELEASE);
-    { std::lock_guard<std::mutex> lk(cfg_->mu); }
-    cfg_->cv.notify_all();
+    HostAtoms::Bucket &b = cfg_->bucketOf(w);
+    { std::lock_guard<std::mutex> lk(b.mu); }
+    b.cv.notify_all();
   }
   bool wait(const uint64_t *w, uint64_t v) {
     auto ready = [&] { return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= v; };
     if (!ready()) {
-      std::unique_lock<std::mutex> lk(cfg_->mu);
-      if (!cfg_->cv.wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs), ready))
+      HostAtoms::Bucket &b = cfg_->bucketOf(w);
+      std::unique_lock<std::mutex> lk(b.mu);
+      if (!b.cv.wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs), ready))
         return false;
     }
     jitter();
