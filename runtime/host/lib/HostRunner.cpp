@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 namespace purlin {
 namespace host {
@@ -107,8 +106,13 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   }
   const purlin_plan_info &plan = info->plans[pi];
   res.plan = plan.strategy;
-  if (!plan.host_entry) {
-    res.error = "the collective was not compiled for the host target";
+  rt::registerTarget(datapath());
+  const rt::RuntimeTarget *dp = rt::targetFor(info->target, res.error);
+  if (!dp)
+    return res;
+  if (!dp->hasEntry(plan)) {
+    res.error = std::string("plan '") + plan.strategy +
+                "' has no entry for the '" + dp->name() + "' datapath";
     return res;
   }
   exec::Shared S;
@@ -166,15 +170,10 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     RankBuffers inputsBefore = ref;
     if (!referenceEvaluate(c, b, ref, res.error))
       return res;
-    std::vector<std::thread> threads;
-    for (int r = 0; r < R; ++r)
-      for (int l = 0; l < S.L; ++l)
-        threads.emplace_back(plan.host_entry, &S, r, l, (void *)&cfg);
-    for (auto &t : threads)
-      t.join();
-    if (cfg.timedOut.load()) {
-      res.error = "a wait timed out (deadlock or lost notify) in launch " +
-                  std::to_string(launch + 1);
+    std::string msg;
+    if (dp->launch(*info, pi, S, 0, R, (int)b.dtype, S.op, &cfg, msg) !=
+        PURLIN_SUCCESS) {
+      res.error = msg + " in launch " + std::to_string(launch + 1);
       return res;
     }
     for (int r = 0; r < R; ++r)

@@ -3,8 +3,9 @@
 // rank's outputs bit for bit against the reference evaluator.
 #pragma once
 
-#include "purlin/spec/Entry.h"
+#include "purlin/runtime/Target.h"
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Entry.h"
 
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct RunResult {
 /// op) and compares every output with referenceEvaluate.
 RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
                       const RunOptions &o);
+
+/// The host datapath (registered by runAndCheck): plans compiled for the
+/// host target, ranks and lanes as threads.
+const rt::RuntimeTarget &datapath();
 
 /// The collective's description, parsed.
 bool readInfo(const purlin_collective_info *info, Collective &c,
