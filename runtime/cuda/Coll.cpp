@@ -11,7 +11,7 @@ using namespace purlin::rt;
 
 namespace {
 /// The parameters' kinds: which are scalars (R, counts, roots, in the
-/// executor's slot order), which tables; concrete types and fixed ops.
+/// executor's slot order), which tables; fixed ops.
 purlinStatus classifyParams(purlinColl &c) {
   const Collective &d = c.desc;
   for (size_t i = 0; i < d.params.size(); ++i) {
@@ -26,18 +26,11 @@ purlinStatus classifyParams(purlinColl &c) {
       c.tableParams.push_back((int)i);
     } else if (k == ParamKind::Op) {
       c.hasOpParam = true;
-    } else if (k == ParamKind::Type) {
-      c.hasTypeParam = true;
     }
   }
   if ((int)c.scalarParams.size() > exec::kMaxScalars ||
       (int)c.tableParams.size() > exec::kMaxTables)
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "too many parameters");
-  for (auto &b : d.buffers) {
-    DType t;
-    if (parseDType(b.dtype, t))
-      c.fixedType = (int)t;
-  }
   for (auto &cl : d.clauses)
     if (cl.opParam.empty() && cl.op != RedOp::Copy)
       c.fixedOp = (int)cl.op;
@@ -83,13 +76,19 @@ purlinStatus maxima(purlinColl &c, const char *maxParams, Binding &maxB) {
     if (!tableShape(&c, (int)t, maxB, ext, words, err))
       return fail(PURLIN_ERR_BAD_COLLECTIVE, err);
     maxWords += words;
-    if (maxWords > exec::kMaxTableWords)
+    if (maxWords > exec::kMaxTableWords) {
+      std::string why;
+      const int maxR = maxRanksForTables(d, why);
       return fail(PURLIN_ERR_PARAM_RANGE,
                   "table " + tableText(p.name, ext) + " at the maximum values "
                   "brings the tables to " + std::to_string(maxWords) +
                   " entries; the executor holds at most " +
                   std::to_string(exec::kMaxTableWords) +
-                  " (fewer ranks or smaller maxima)");
+                  (maxR < exec::kMaxRanks
+                       ? " ('" + d.name + "' runs on at most " +
+                             std::to_string(maxR) + " ranks)"
+                       : std::string(" (fewer ranks or smaller maxima)")));
+    }
     std::vector<int64_t> vals;
     if (!p.bound.empty()) {
       vals = mb.tables[p.name];
@@ -236,6 +235,11 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
                       "' datapath");
   if (purlinStatus st = classifyParams(*c))
     return st;
+  // Values bound at compile time: the rank count now, the rest at launch.
+  if (!c->bound.init(c->desc, err))
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, err);
+  if (purlinStatus st = c->bound.checkRanks(comm->R, err))
+    return fail(st, err);
   Binding maxB;
   if (purlinStatus st = maxima(*c, maxParams, maxB))
     return st;

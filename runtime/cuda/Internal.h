@@ -14,6 +14,7 @@
 
 #include "PeerMemory.h"
 #include "purlin/purlin.h"
+#include "purlin/runtime/BoundValues.h"
 #include "purlin/runtime/Target.h"
 #include "purlin/spec/Collective.h"
 #include "purlin/spec/Exec.h"
@@ -78,6 +79,7 @@ struct purlinColl {
   const purlin_collective_info *info = nullptr;
   const purlin::rt::RuntimeTarget *datapath = nullptr;
   purlin::Collective desc;
+  purlin::rt::BoundValues bound; // what every launch must match
   std::vector<int> scalarParams;        // indices into desc.params: R, counts, roots
   std::vector<std::string> scalarNames; // without R
   int ranksSlot = -1;
@@ -93,9 +95,8 @@ struct purlinColl {
   // one region, except those with exclusive_scratch (flagged lines), each
   // of which gets its own after it.
   std::vector<int64_t> planScratchOff, planScratchBytes;
-  bool hasOpParam = false, hasTypeParam = false;
-  int fixedType = -1; // a buffer of a concrete type
-  int fixedOp = -1;   // the op of clauses with a fixed reduction
+  bool hasOpParam = false;
+  int fixedOp = -1; // the op of clauses with a fixed reduction
   std::vector<void *> scratch;           // per rank
   std::vector<std::vector<void *>> sigs; // per plan, per rank
   std::string lastPlan;
@@ -120,8 +121,12 @@ bool tableShape(const purlinColl *c, int t, const Binding &b,
 /// row-major entry `lin` instead.
 std::string tableText(const std::string &name, const std::vector<int64_t> &ext,
                       int64_t lin = -1);
+/// The element type and op of a call, checked against the values bound at
+/// compile time; `op` is the op the moves take (a copy collective's copy, a
+/// clause's fixed op when there is no op parameter).
+purlinStatus typeAndOp(const purlinColl *c, int dtype, int launchOp, int &op);
 /// The launch's scalars into S.P.s (R from the communicator), each checked
-/// against the instance's maximum.
+/// against its value bound at compile time and the instance's maximum.
 purlinStatus bindScalars(const purlinColl *c, const purlinArgs *a,
                          exec::Shared &S);
 /// The launch's tables and buffer sizes (c->lastElems) and, for a

@@ -22,31 +22,6 @@ bool oneLaunchAllowed() {
   return on;
 }
 
-/// The element type and op of a call (the op a copy collective ignores;
-/// a clause's fixed op when there is no op parameter).
-purlinStatus typeAndOp(const purlinColl *c, const purlinArgs *a, int &op) {
-  const Collective &d = c->desc;
-  if (a->dtype < 0 || a->dtype >= kNumDTypes)
-    return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
-                "element type " + std::to_string(a->dtype) + " is unknown");
-  if (c->fixedType >= 0 && a->dtype != c->fixedType)
-    return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
-                std::string("collective '") + d.name + "' is compiled for " +
-                    dtypeName((DType)c->fixedType) + ", not " +
-                    dtypeName((DType)a->dtype));
-  op = exec::kCopy;
-  if (c->hasOpParam) {
-    if (a->op < PURLIN_SUM || a->op > PURLIN_AVG)
-      return fail(PURLIN_ERR_UNSUPPORTED_OP,
-                  "op " + std::to_string(a->op) +
-                      " is not a reduction (sum, prod, min, max, avg)");
-    op = a->op;
-  } else if (c->fixedOp >= 0) {
-    op = c->fixedOp;
-  }
-  return PURLIN_SUCCESS;
-}
-
 /// Every rank's buffers into S.buf (this rank's, translated, on a
 /// multi-process communicator), checked against their sizes; `flat` holds
 /// them as [rank * nb + buffer], `maxBytes` the largest.
@@ -121,7 +96,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     return PURLIN_ERR_TIMEOUT;
   const Collective &d = c->desc;
   int op = exec::kCopy;
-  if (purlinStatus st = typeAndOp(c, a, op))
+  if (purlinStatus st = typeAndOp(c, a->dtype, a->op, op))
     return st;
   exec::Shared S;
   S.R = comm->R;

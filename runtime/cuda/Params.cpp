@@ -122,6 +122,31 @@ purlinStatus bindTables(const purlinColl *c, const int64_t *tables,
 }
 } // namespace
 
+/// The element type and op of a call, checked against the values bound at
+/// compile time (the op a copy collective ignores; a clause's fixed op when
+/// there is no op parameter).
+purlinStatus rt::typeAndOp(const purlinColl *c, int dtype, int launchOp, int &op) {
+  if (dtype < 0 || dtype >= kNumDTypes)
+    return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
+                "element type " + std::to_string(dtype) + " is unknown");
+  std::string msg;
+  if (purlinStatus st = c->bound.checkType(dtype, msg))
+    return fail(st, msg);
+  op = exec::kCopy;
+  if (c->hasOpParam) {
+    if (launchOp < PURLIN_SUM || launchOp > PURLIN_AVG)
+      return fail(PURLIN_ERR_UNSUPPORTED_OP,
+                  "op " + std::to_string(launchOp) +
+                      " is not a reduction (sum, prod, min, max, avg)");
+    if (purlinStatus st = c->bound.checkOp(launchOp, msg))
+      return fail(st, msg);
+    op = launchOp;
+  } else if (c->fixedOp >= 0) {
+    op = c->fixedOp;
+  }
+  return PURLIN_SUCCESS;
+}
+
 purlinStatus rt::bindScalars(const purlinColl *c, const purlinArgs *a,
                              exec::Shared &S) {
   const Collective &d = c->desc;
@@ -138,6 +163,9 @@ purlinStatus rt::bindScalars(const purlinColl *c, const purlinArgs *a,
     }
     const Param &p = d.params[c->scalarParams[s]];
     const int64_t v = a->scalars[k++];
+    std::string msg;
+    if (purlinStatus st = c->bound.checkScalar(p.name, v, msg))
+      return fail(st, msg);
     if (v < 0 || v > c->maxScalars[s])
       return fail(PURLIN_ERR_PARAM_RANGE,
                   "parameter '" + p.name + "' = " + std::to_string(v) +

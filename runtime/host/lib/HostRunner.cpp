@@ -1,7 +1,9 @@
 #include "purlin/host/HostRunner.h"
 
 #include "host/target.h"
+#include "purlin/runtime/BoundValues.h"
 #include "purlin/runtime/Launch.h"
+#include "purlin/spec/Params.h"
 #include "purlin/spec/Reference.h"
 
 #include <algorithm>
@@ -47,6 +49,11 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   Collective c;
   if (!readInfo(info, c, res.error))
     return res;
+  rt::BoundValues bound;
+  if (!bound.init(c, res.error))
+    return res;
+  if (bound.check(c, bIn, res.error) != PURLIN_SUCCESS)
+    return res;
   Binding b = bIn;
   if (!applyBoundParams(c, b, res.error))
     return res;
@@ -58,6 +65,17 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   const int R = (int)b.ranks(c);
   if (R > exec::kMaxRanks) {
     res.error = "too many ranks for the executor";
+    return res;
+  }
+  const int64_t words = tableEntries(c, b, res.error);
+  if (words > exec::kMaxTableWords) {
+    std::string why;
+    res.refused = true;
+    res.error = "the tables hold " + std::to_string(words) + " entries at " +
+                std::to_string(R) + " ranks; the executor holds " +
+                std::to_string(exec::kMaxTableWords) + " (" + c.name +
+                " runs on at most " + std::to_string(maxRanksForTables(c, why)) +
+                " ranks)";
     return res;
   }
   const int es = dtypeSize(b.dtype);
@@ -90,6 +108,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   }
   int pi = choosePlan(info, callBytes(c, b), mode, R, o.strategy);
   if (pi < 0) {
+    res.refused = true;
     int reach = 0;
     for (int i = 0; i < info->nplans; ++i)
       reach = std::max(reach, info->plans[i].inplace_max_ranks);
