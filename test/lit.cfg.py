@@ -47,9 +47,11 @@ config.substitutions.append(
         os.path.join(config.purlin_src_root, "tools", "host-runner.sh"),
         config.purlin_obj_root)))
 
-# The GPU test binary, where the CUDA runtime was built (nvcc present).
+# The GPU test binary, where the CUDA runtime was built (nvcc present, and
+# the build not configured with PURLIN_CUDA=OFF).
+cuda_on = getattr(config, "purlin_cuda", "ON").upper() in ("ON", "TRUE", "1", "YES")
 gpu_test = os.path.join(config.purlin_obj_root, "test", "gpu", "purlin-gpu-test")
-if os.path.exists(gpu_test):
+if cuda_on and os.path.exists(gpu_test):
     config.available_features.add("cuda-build")
     config.substitutions.append(("%gpu_test", gpu_test))
 
@@ -61,11 +63,12 @@ try:
 except (OSError, subprocess.SubprocessError):
     pass
 
-# `REQUIRES: nvcc` tests compile host code with nvcc (no GPU needed).
-nvcc = shutil.which("nvcc")
+# `REQUIRES: nvcc` tests compile host code with nvcc (no GPU needed); not
+# when the build was configured without CUDA (PURLIN_CUDA=OFF).
+nvcc = shutil.which("nvcc") if cuda_on else None
 for cand in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
                           "bin", "nvcc"), "/usr/local/cuda/bin/nvcc"]:
-    if not nvcc and os.path.exists(cand):
+    if cuda_on and not nvcc and os.path.exists(cand):
         nvcc = cand
 if nvcc:
     config.available_features.add("nvcc")

@@ -10,13 +10,15 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh >/dev/null
 BUILD=${BUILD:-build}
 RANKS=${RANKS:-8}
-cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.configure.log" 2>&1 \
-  || { cat "$BUILD.configure.log"; exit 1; }
+# The builds print as they go (and into a log beside the build folder), so
+# that a long build shows its progress and a failure its errors.
+cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release 2>&1 | tee "$BUILD.configure.log" \
+  | grep -E "^-- purlin:|Error|error" || true
+[ -f "$BUILD/build.ninja" ] || { cat "$BUILD.configure.log"; echo "run.sh: configuring failed (above)" >&2; exit 1; }
 # purlinc, purlin-opt (for the README's IR commands) and the host runner.
-# The build's output goes to a log, printed whole when the build fails.
 echo "building the compiler and the host runner (log: $BUILD.build.log)"
-ninja -C "$BUILD" -j"$(nproc)" purlinc purlin-opt purlin_host_main >"$BUILD.build.log" 2>&1 \
-  || { cat "$BUILD.build.log"; echo "run.sh: the build failed (above)" >&2; exit 1; }
+ninja -C "$BUILD" -j"$(nproc)" purlinc purlin-opt purlin_host_main 2>&1 | tee "$BUILD.build.log" \
+  || { echo "run.sh: the build failed (above)" >&2; exit 1; }
 target=${TARGET:-}
 if [ -z "$target" ]; then
   if nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null; then
@@ -39,11 +41,12 @@ else
   # The GPU: build the runtime, these kernels and the GPU tests, then run
   # every collective with RANKS virtual ranks on the first GPU.
   cmake -G Ninja -S . -B "$BUILD-gpu" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
-    -DPURLIN_GEN_DIR="$PWD/$gen" -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= >"$BUILD-gpu.configure.log" 2>&1 \
-    || { cat "$BUILD-gpu.configure.log"; exit 1; }
+    -DPURLIN_GEN_DIR="$PWD/$gen" -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= 2>&1 \
+    | tee "$BUILD-gpu.configure.log" | grep -E "^-- purlin:|Error|error" || true
+  [ -f "$BUILD-gpu/build.ninja" ] || { cat "$BUILD-gpu.configure.log"; echo "run.sh: configuring failed (above)" >&2; exit 1; }
   echo "building the GPU kernels and tests (log: $BUILD-gpu.build.log)"
-  ninja -C "$BUILD-gpu" -j"$(nproc)" purlin-gpu-test >"$BUILD-gpu.build.log" 2>&1 \
-    || { cat "$BUILD-gpu.build.log"; echo "run.sh: the build failed (above)" >&2; exit 1; }
+  ninja -C "$BUILD-gpu" -j"$(nproc)" purlin-gpu-test 2>&1 | tee "$BUILD-gpu.build.log" \
+    || { echo "run.sh: the build failed (above)" >&2; exit 1; }
   # Every collective on 2, 4 and 8 virtual ranks of the first GPU, every
   # type and op, against the reference: one line per collective.
   "$BUILD-gpu/test/gpu/purlin-gpu-test" --quick

@@ -5,6 +5,7 @@
 #include "purlin/Pipeline.h"
 
 #include "purlin/Frontend/Parser.h"
+#include "purlin/spec/Params.h"
 #include "purlin/spec/Verify.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -151,10 +152,39 @@ bool bindParams(Collective &c, const BindOptions &opts, std::string &error) {
   return true;
 }
 
+namespace {
+/// The executor holds a fixed number of table entries (exec::kMaxTableWords):
+/// tables whose size grows with R limit the rank count. An R bound beyond
+/// that is an error; a free R a warning that says the limit and why, so that
+/// a run at more ranks is no surprise.
+void checkTableCapacity(const Collective &c, std::vector<Diag> &errors,
+                        std::vector<Diag> &warnings) {
+  std::string why;
+  const int maxR = maxRanksForTables(c, why);
+  if (maxR >= exec::kMaxRanks)
+    return;
+  const Param *rp = c.ranksParam();
+  Binding b;
+  std::string err;
+  if (rp && !rp->bound.empty() && applyBoundParams(c, b, err)) {
+    if (b.ranks(c) > maxR)
+      errors.push_back({rp->loc, "'" + c.name + "' runs on at most " +
+                                     std::to_string(maxR) + " ranks, not " +
+                                     std::to_string(b.ranks(c)) + ": " + why});
+    return;
+  }
+  warnings.push_back({c.loc, "'" + c.name + "' runs on at most " +
+                                 std::to_string(maxR) + " ranks (runtimes "
+                                 "refuse more): " + why});
+}
+} // namespace
+
 bool verifySource(const Source &src, const Collective &c,
                   llvm::raw_ostream &errs) {
   std::vector<Diag> errors, warnings;
   bool ok = verifyCollective(c, errors, warnings);
+  if (ok)
+    checkTableCapacity(c, errors, warnings);
   for (const Diag &d : warnings)
     printDiag(errs, src, d, "warning");
   for (const Diag &d : errors)

@@ -46,4 +46,55 @@ bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
   return true;
 }
 
+int64_t tableEntries(const Collective &c, const Binding &b,
+                     std::string &error) {
+  int64_t words = 0;
+  for (auto &p : c.params) {
+    if (p.kind != ParamKind::Table)
+      continue;
+    int64_t n = 1;
+    for (const Expr &d : p.dims) {
+      int64_t e = 0;
+      if (!evalParamExpr(c, b, d, e, error))
+        return -1;
+      n *= e > 0 ? e : 0;
+    }
+    words += n;
+  }
+  return words;
+}
+
+int maxRanksForTables(const Collective &c, std::string &why) {
+  const Param *rp = c.ranksParam();
+  int best = 0;
+  for (int R = 1; R <= exec::kMaxRanks; ++R) {
+    Binding b;
+    if (rp)
+      b.scalars[rp->name] = R;
+    std::string err;
+    const int64_t words = tableEntries(c, b, err);
+    if (words < 0)
+      return exec::kMaxRanks; // extents of other parameters too
+    if (words > exec::kMaxTableWords)
+      break;
+    best = R;
+  }
+  if (best == exec::kMaxRanks)
+    return best;
+  why.clear();
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Table) {
+      std::string shape, count;
+      for (const Expr &d : p.dims) {
+        shape += "[" + d.str() + "]";
+        count += (count.empty() ? "" : "*") + d.str();
+      }
+      why += (why.empty() ? "" : ", ") + std::string("table ") + p.name +
+             shape + " has " + count + " entries";
+    }
+  why += " at R ranks, and the executor holds " +
+         std::to_string(exec::kMaxTableWords) + " table entries in all";
+  return best;
+}
+
 } // namespace purlin

@@ -5,7 +5,8 @@ namespace purlin {
 
 const std::vector<TargetInfo> &targets() {
   static const std::vector<TargetInfo> rows = {
-#define PURLIN_TARGET(NAME, HEADER, EXT, ARCH) {NAME, HEADER, EXT, ARCH},
+#define PURLIN_TARGET(NAME, HEADER, EXT, ARCH, DATAPATH)                       \
+  {NAME, HEADER, EXT, ARCH, DATAPATH},
 #include "purlin/spec/Targets.def"
 #undef PURLIN_TARGET
   };

@@ -2,18 +2,23 @@
 // ranks of one GPU, checked bit for bit against the reference evaluator
 // (purlin/spec/Reference.h); CUDA-graph replays checked on the device;
 // validation errors and the timeout; table parameters (all_to_all_v: random
-// per-pair counts, their queries and rejections). Last line: "N passed, N
-// failed".
+// per-pair counts, their queries and rejections). A collective runs with
+// what its source declares: its element type when concrete or bound, its
+// op when fixed or bound, its rank count, counts and roots when bound (and
+// a launch that differs is refused: boundTests). Last line: "N passed, N
+// failed"; a run that checked nothing (no collective linked) fails.
 //
 //   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
 #include "GeneratedRegistry.h"
 #include "Testing.h"
+#include "purlin/runtime/BoundValues.h"
 #include "purlin/spec/Collective.h"
 #include "purlin/spec/Reference.h"
 #include "purlin/purlin.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -71,7 +76,10 @@ struct Coll {
   std::string name;
   const purlin_collective_info *info;
   Collective desc;
+  purlin::rt::BoundValues bound; // what the source binds
   bool reduces = false;
+  bool hasOpParam = false;
+  RedOp fixedOp = RedOp::Copy; // a clause's op, without an op parameter
 };
 
 /// One case: a collective under a binding, out of place or in place.
@@ -125,7 +133,8 @@ purlinColl_t collFor(const Coll &c, int R, int64_t maxCount) {
   std::string mp;
   bool first = true; // the first count takes the case's count, others <= 3
   for (auto &p : c.desc.params)
-    if (p.kind == ParamKind::Count || p.kind == ParamKind::Root) {
+    if ((p.kind == ParamKind::Count || p.kind == ParamKind::Root) &&
+        p.bound.empty()) { // bound ones: their values (purlinCollCreate)
       int64_t v = p.kind == ParamKind::Root ? R - 1 : first ? maxCount : 3;
       if (p.kind == ParamKind::Count)
         first = false;
@@ -150,20 +159,26 @@ void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars,
   b = Binding();
   b.dtype = k.t;
   b.redop = k.op == RedOp::Copy ? RedOp::Sum : k.op;
-  // The first count parameter takes the case's count, the others 1 + count
-  // % 3 (as the host runner binds them): with every count at 100003, a
-  // ROWS x COLS collective would need 10^10 elements per rank.
+  std::string bindErr;
+  applyBoundParams(k.c->desc, b, bindErr); // the values the source binds
+  // The first free count parameter takes the case's count, the others 1 +
+  // count % 3 (as the host runner binds them): with every count at 100003,
+  // a ROWS x COLS collective would need 10^10 elements per rank.
   bool firstCount = true;
   for (auto &p : k.c->desc.params) {
+    const bool bound = !p.bound.empty();
     if (p.kind == ParamKind::Ranks)
       b.scalars[p.name] = k.R;
     else if (p.kind == ParamKind::Count) {
-      const int64_t v = firstCount ? k.count : 1 + k.count % 3;
-      firstCount = false;
+      int64_t v = b.scalars[p.name];
+      if (!bound) {
+        v = firstCount ? k.count : 1 + k.count % 3;
+        firstCount = false;
+      }
       b.scalars[p.name] = v;
       scalars.push_back(v);
     } else if (p.kind == ParamKind::Root) {
-      int64_t root = (k.seed & 1) ? k.R - 1 : 0;
+      int64_t root = bound ? b.scalars[p.name] : (k.seed & 1) ? k.R - 1 : 0;
       b.scalars[p.name] = root;
       scalars.push_back(root);
     }
@@ -188,6 +203,21 @@ void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars,
     b.tables[p.name] = v;
     tables.insert(tables.end(), v.begin(), v.end());
   }
+}
+
+/// The launch arguments of a case (one stream: the default).
+purlinArgs argsFor(const Case &k, const std::vector<int64_t> &scalars,
+                   const std::vector<int64_t> &tables,
+                   const std::vector<void *> &dev) {
+  purlinArgs a = {};
+  a.dtype = (int)k.t;
+  a.op = (int)k.op;
+  a.scalars = scalars.data();
+  a.nscalars = (int)scalars.size();
+  a.tables = tables.data();
+  a.ntableWords = (int)tables.size();
+  a.buffers = dev.data();
+  return a;
 }
 
 std::string gCurrent; // the case running, for the crash handler
@@ -273,14 +303,7 @@ void runCase(const Case &k) {
   }
   if (gOpt.spread)
     CUDA_OK(cudaSetDevice(0));
-  purlinArgs a = {};
-  a.dtype = (int)k.t;
-  a.op = (int)k.op;
-  a.scalars = scalars.data();
-  a.nscalars = (int)scalars.size();
-  a.tables = tables.data();
-  a.ntableWords = (int)tables.size();
-  a.buffers = dev.data();
+  purlinArgs a = argsFor(k, scalars, tables, dev);
   purlinStatus st = purlinLaunch(h, &a);
   // The overlap the runtime must see: each output at its input's address
   // (the same element type), or any other; and the plans proved for it.
@@ -548,6 +571,85 @@ void errorTests(const Coll &c) {
   cudaFree(p);
 }
 
+/// A launch that differs from a value the collective was compiled with is
+/// refused with the status of that value (purlin/runtime/BoundValues.h):
+/// another element type, another op, another rank count (at
+/// purlinCollCreate), another count or root.
+void boundTests(const Coll &c) {
+  const purlin::rt::BoundValues &bv = c.bound;
+  if (bv.ranks() < 0 && bv.dtype() < 0 && bv.op() < 0) {
+    bool any = false;
+    for (auto &p : c.desc.params)
+      any |= !p.bound.empty();
+    if (!any)
+      return; // nothing bound
+  }
+  const int R = bv.ranks() > 0 ? bv.ranks() : 2;
+  if (bv.ranks() > 0) {
+    purlinColl_t other = nullptr;
+    CHECK(purlinCollCreate(&other, commFor(R == 2 ? 3 : 2), c.info, "C=16") ==
+              PURLIN_ERR_BAD_RANK_COUNT,
+          "%s: another rank count: %s", c.name.c_str(), purlinGetLastError());
+    std::printf("  %s on other ranks refused: %s\n", c.name.c_str(),
+                purlinGetLastError());
+  }
+  Case k{&c, R, bv.dtype() >= 0 ? (DType)bv.dtype() : DType::F32,
+         c.hasOpParam ? (bv.op() >= 0 ? (RedOp)bv.op() : RedOp::Sum)
+                      : c.fixedOp,
+         16, 0, 7};
+  Binding b;
+  std::vector<int64_t> scalars, tables;
+  bindingFor(k, b, scalars, tables);
+  RankBuffers data;
+  std::string err;
+  if (!allocateBuffers(c.desc, b, data, 7, 0xA5, err))
+    return;
+  purlinColl_t h = collFor(c, R, 16);
+  const int nb = (int)c.desc.buffers.size();
+  std::vector<void *> dev(R * nb, nullptr);
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < nb; ++i)
+      CUDA_OK(cudaMalloc(&dev[r * nb + i], std::max<size_t>(16, data[r][i].size() * 8)));
+  purlinArgs a = argsFor(k, scalars, tables, dev);
+  CHECK(purlinLaunch(h, &a) == PURLIN_SUCCESS, "%s: the bound launch: %s",
+        c.name.c_str(), purlinGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  if (bv.dtype() >= 0) {
+    purlinArgs x = a;
+    x.dtype = bv.dtype() == PURLIN_F64 ? PURLIN_F32 : PURLIN_F64;
+    CHECK(purlinLaunch(h, &x) == PURLIN_ERR_UNSUPPORTED_TYPE,
+          "%s: another element type", c.name.c_str());
+    std::printf("  %s of another type refused: %s\n", c.name.c_str(),
+                purlinGetLastError());
+  }
+  if (c.hasOpParam && bv.op() >= 0) {
+    purlinArgs x = a;
+    x.op = bv.op() == PURLIN_SUM ? PURLIN_MAX : PURLIN_SUM;
+    CHECK(purlinLaunch(h, &x) == PURLIN_ERR_UNSUPPORTED_OP,
+          "%s: another op", c.name.c_str());
+    std::printf("  %s with another op refused: %s\n", c.name.c_str(),
+                purlinGetLastError());
+  }
+  int k2 = 0;
+  for (auto &p : c.desc.params)
+    if (p.kind == ParamKind::Count || p.kind == ParamKind::Root) {
+      if (!p.bound.empty() && p.kind == ParamKind::Root && R > 1) {
+        std::vector<int64_t> other = scalars;
+        other[k2] = other[k2] == 0 ? 1 : 0;
+        purlinArgs x = a;
+        x.scalars = other.data();
+        CHECK(purlinLaunch(h, &x) == PURLIN_ERR_PARAM_RANGE,
+              "%s: another %s", c.name.c_str(), p.name.c_str());
+        std::printf("  %s with another %s refused: %s\n", c.name.c_str(),
+                    p.name.c_str(), purlinGetLastError());
+      }
+      ++k2;
+    }
+  CUDA_OK(cudaDeviceSynchronize());
+  for (void *p : dev)
+    cudaFree(p);
+}
+
 /// all_to_all_v's table `cnt` through the C API: the queries, a launch
 /// checked element by element (also after rejected launches, which must not
 /// leave the last valid launch's cached sizes and tables behind), and every
@@ -706,6 +808,13 @@ int main(int argc, char **argv) {
     else if (s == "--spread")
       gOpt.spread = true;
   }
+  int n = 0;
+  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
+  if (n == 0) {
+    std::printf("FAIL: no collective is linked into purlin-gpu-test: nothing "
+                "to test (PURLIN_GEN_DIR, PURLIN_GEN_ONLY)\n");
+    return 1;
+  }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     std::printf("SKIPPED: no CUDA GPU\n");
@@ -718,57 +827,67 @@ int main(int argc, char **argv) {
   }
   if (gOpt.spread)
     std::printf("purlin-gpu-test --spread: ranks over %d GPUs\n", ndev);
-  int n = 0;
-  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
   std::vector<Coll> colls;
   for (int i = 0; i < n; ++i) {
     Coll c;
     c.name = gc[i].name;
     c.info = gc[i].info();
     std::string err;
-    if (!readDesc(c.info->desc, c.desc, err)) {
+    if (!readDesc(c.info->desc, c.desc, err) || !c.bound.init(c.desc, err)) {
       CHECK(false, "%s: bad description: %s", c.name.c_str(), err.c_str());
       continue;
     }
-    for (auto &p : c.desc.params) {
-      c.reduces |= p.kind == ParamKind::Op;
-    }
+    for (auto &p : c.desc.params)
+      c.hasOpParam |= p.kind == ParamKind::Op;
     for (auto &cl : c.desc.clauses)
-      c.reduces |= cl.op != RedOp::Copy;
+      if (cl.opParam.empty() && cl.op != RedOp::Copy)
+        c.fixedOp = cl.op;
+    c.reduces = c.hasOpParam || c.fixedOp != RedOp::Copy;
     if (gOpt.only.empty() || gOpt.only == c.name)
       colls.push_back(c);
   }
   std::printf("purlin-gpu-test: %d collectives\n", (int)colls.size());
-  const RedOp kOps[] = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max,
-                        RedOp::Avg};
   uint64_t seed = 1;
   for (const Coll &c : colls) {
     int before = gFailed, pbefore = gPassed;
+    // What the source declares: its rank count, type and op when bound or
+    // concrete, else every one of them.
     std::vector<int> Rs = gOpt.sanitize ? std::vector<int>{2}
                                         : std::vector<int>{2, 4, 8};
+    if (c.bound.ranks() > 0)
+      Rs = {c.bound.ranks()};
+    std::vector<DType> types;
+    for (int t = 0; t < kNumDTypes; ++t)
+      if (c.bound.dtype() < 0 || c.bound.dtype() == t)
+        types.push_back((DType)t);
+    std::vector<RedOp> ops = {RedOp::Copy};
+    if (c.hasOpParam && c.bound.op() >= 0)
+      ops = {(RedOp)c.bound.op()};
+    else if (c.hasOpParam)
+      ops = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max, RedOp::Avg};
+    else if (c.reduces)
+      ops = {c.fixedOp};
     for (int R : Rs)
-      for (int t = 0; t < kNumDTypes; ++t) {
-        std::vector<RedOp> ops;
-        if (!c.reduces)
-          ops = {RedOp::Copy};
-        else
-          ops.assign(kOps, kOps + 5);
+      for (size_t ti = 0; ti < types.size(); ++ti) {
+        const DType t = types[ti];
         for (RedOp op : ops) {
           std::vector<int64_t> counts = {0, 1, 7, 1037, 100003};
           bool full = op == RedOp::Sum || op == RedOp::Max || op == RedOp::Copy;
           if (full && !gOpt.quick)
-            counts.push_back((1 << 20) / dtypeSize((DType)t)); // 1 MiB
+            counts.push_back((1 << 20) / dtypeSize(t)); // 1 MiB
           if (gOpt.sanitize)
             counts = {1, 1037};
           for (int64_t cnt : counts)
             for (int ip = 0; ip < 3; ++ip)
-              runCase({&c, R, (DType)t, op, cnt, ip, seed++});
+              runCase({&c, R, t, op, cnt, ip, seed++});
           if (gOpt.sanitize)
             break;
         }
-        if (gOpt.sanitize && t >= 2)
+        if (gOpt.sanitize && ti >= 2)
           break;
       }
+    if (!gOpt.sanitize && !gOpt.spread)
+      boundTests(c);
     std::printf("  %s: %d passed, %d failed\n", c.name.c_str(),
                 gPassed - pbefore, gFailed - before);
   }
@@ -796,6 +915,11 @@ int main(int argc, char **argv) {
     purlinCollDestroy(kv.second);
   for (auto &kv : gComms)
     purlinCommDestroy(kv.second);
+  if (gPassed + gFailed == 0) {
+    std::printf("FAIL: nothing was checked (--only %s matches no linked "
+                "collective?)\n", gOpt.only.c_str());
+    return 1;
+  }
   std::printf("%d passed, %d failed\n", gPassed, gFailed);
   return gFailed ? 1 : 0;
 }

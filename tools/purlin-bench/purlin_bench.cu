@@ -16,43 +16,17 @@
 //
 //   purlin-bench --nccl -C all_reduce -b 8 -e 4G -f 2 -d bf16 -o sum
 #include "GeneratedRegistry.h"
-#include "purlin/spec/Collective.h"
+#include "bench.h"
 #include "purlin/spec/Reference.h"
-#include "purlin/purlin.h"
-
-#include <cuda_runtime.h>
-#ifdef PURLIN_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <string>
-#include <vector>
 
 using namespace purlin;
+using namespace bench;
 
-#define CUDA_OK(x)                                                             \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-#define PURLIN_OK(x)                                                           \
-  do {                                                                         \
-    if ((x) != PURLIN_SUCCESS) {                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   purlinGetLastError());                                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
-static int64_t parseSize(const char *s) {
+namespace {
+int64_t parseSize(const char *s) {
   char *end;
   double v = std::strtod(s, &end);
   switch (*end) {
@@ -63,7 +37,7 @@ static int64_t parseSize(const char *s) {
   return (int64_t)v;
 }
 
-static double busFactor(const std::string &n, int R) {
+double busFactor(const std::string &n, int R) {
   if (n == "all_reduce")
     return 2.0 * (R - 1) / R;
   if (n == "broadcast" || n == "reduce")
@@ -71,265 +45,28 @@ static double busFactor(const std::string &n, int R) {
   return (double)(R - 1) / R;
 }
 
-struct Run {
-  purlinColl_t h;
-  const Collective *d;
-  int R, nb;
-  DType t;
-  RedOp op;
-  std::vector<int64_t> scalars;
-  std::vector<void *> bufs;
-  cudaStream_t s;
-  std::vector<cudaStream_t> ss; // --nccl: one stream per GPU (ss[0] == s)
-};
-
-static purlinArgs argsOf(Run &r) {
-  static void *streams[64];
-  streams[0] = r.s;
-  for (size_t g = 0; g < r.ss.size() && g < 64; ++g)
-    streams[g] = r.ss[g];
-  purlinArgs a = {};
-  a.dtype = (int)r.t;
-  a.op = (int)r.op;
-  a.scalars = r.scalars.data();
-  a.nscalars = (int)r.scalars.size();
-  a.buffers = r.bufs.data();
-  a.streams = streams;
-  return a;
-}
-
 /// The plan column: the out-of-place plan, and the in-place one after a
 /// slash when it differs.
-static std::string planCol(const std::string plan[2]) {
+std::string planCol(const std::string plan[2]) {
   if (plan[1].empty() || plan[1] == plan[0])
     return plan[0];
   return plan[0] + "/" + plan[1];
 }
 
-/// Average time of one call in us: `iters` calls, eager or in one graph.
-static double timeCalls(Run &r, int iters, int warm, bool graph) {
-  purlinArgs a = argsOf(r);
-  cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
-  float ms = 0;
-  if (graph) {
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CUDA_OK(cudaStreamBeginCapture(r.s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < iters; ++i)
-      PURLIN_OK(purlinLaunch(r.h, &a));
-    CUDA_OK(cudaStreamEndCapture(r.s, &g));
-    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
-    for (int i = 0; i < std::max(1, warm / std::max(1, iters)) + 1; ++i)
-      CUDA_OK(cudaGraphLaunch(ge, r.s));
-    // Median of 5 replays of the graph of `iters` calls.
-    std::vector<float> v;
-    for (int k = 0; k < 5; ++k) {
-      CUDA_OK(cudaEventRecord(e0, r.s));
-      CUDA_OK(cudaGraphLaunch(ge, r.s));
-      CUDA_OK(cudaEventRecord(e1, r.s));
-      CUDA_OK(cudaEventSynchronize(e1));
-      float x;
-      CUDA_OK(cudaEventElapsedTime(&x, e0, e1));
-      v.push_back(x);
-    }
-    std::sort(v.begin(), v.end());
-    ms = v[2];
-    cudaGraphExecDestroy(ge);
-    cudaGraphDestroy(g);
-  } else {
-    for (int i = 0; i < warm; ++i)
-      PURLIN_OK(purlinLaunch(r.h, &a));
-    CUDA_OK(cudaEventRecord(e0, r.s));
-    for (int i = 0; i < iters; ++i)
-      PURLIN_OK(purlinLaunch(r.h, &a));
-    CUDA_OK(cudaEventRecord(e1, r.s));
-    CUDA_OK(cudaEventSynchronize(e1));
-    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return ms * 1000.0 / iters;
-}
-
-/// --nccl: average time of one call in us of `launch` (which launches on
-/// every GPU's stream), `iters` calls, eager or in one graph captured on
-/// ss[0] with the other GPUs' streams forked from and joined to it.
-template <class F>
-static double timeMulti(const std::vector<cudaStream_t> &ss,
-                        const std::vector<int> &devs, F launch, int iters,
-                        int warm, bool graph) {
-  int prev = 0;
-  CUDA_OK(cudaGetDevice(&prev));
-  const size_t G = ss.size();
-  std::vector<cudaEvent_t> ev(G); // per GPU, for fork/join
-  for (size_t g = 0; g < G; ++g) {
-    CUDA_OK(cudaSetDevice(devs[g]));
-    CUDA_OK(cudaEventCreateWithFlags(&ev[g], cudaEventDisableTiming));
-  }
-  CUDA_OK(cudaSetDevice(devs[0]));
-  cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
-  auto fork = [&] {
-    CUDA_OK(cudaEventRecord(ev[0], ss[0]));
-    for (size_t g = 1; g < G; ++g)
-      CUDA_OK(cudaStreamWaitEvent(ss[g], ev[0], 0));
-  };
-  auto join = [&] {
-    for (size_t g = 1; g < G; ++g) {
-      CUDA_OK(cudaEventRecord(ev[g], ss[g]));
-      CUDA_OK(cudaStreamWaitEvent(ss[0], ev[g], 0));
-    }
-  };
-  float ms = 0;
-  if (graph) {
-    cudaGraph_t gr;
-    cudaGraphExec_t ge;
-    CUDA_OK(cudaStreamBeginCapture(ss[0], cudaStreamCaptureModeThreadLocal));
-    fork();
-    for (int i = 0; i < iters; ++i)
-      launch();
-    join();
-    CUDA_OK(cudaStreamEndCapture(ss[0], &gr));
-    CUDA_OK(cudaGraphInstantiate(&ge, gr, 0));
-    for (int i = 0; i < std::max(1, warm / std::max(1, iters)) + 1; ++i)
-      CUDA_OK(cudaGraphLaunch(ge, ss[0]));
-    std::vector<float> v;
-    for (int k = 0; k < 5; ++k) {
-      CUDA_OK(cudaEventRecord(e0, ss[0]));
-      CUDA_OK(cudaGraphLaunch(ge, ss[0]));
-      CUDA_OK(cudaEventRecord(e1, ss[0]));
-      CUDA_OK(cudaEventSynchronize(e1));
-      float x;
-      CUDA_OK(cudaEventElapsedTime(&x, e0, e1));
-      v.push_back(x);
-    }
-    std::sort(v.begin(), v.end());
-    ms = v[2];
-    cudaGraphExecDestroy(ge);
-    cudaGraphDestroy(gr);
-  } else {
-    fork();
-    for (int i = 0; i < warm; ++i)
-      launch();
-    join();
-    CUDA_OK(cudaEventRecord(e0, ss[0]));
-    fork();
-    for (int i = 0; i < iters; ++i)
-      launch();
-    join();
-    CUDA_OK(cudaEventRecord(e1, ss[0]));
-    CUDA_OK(cudaEventSynchronize(e1));
-    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  for (size_t g = 0; g < G; ++g) {
-    CUDA_OK(cudaSetDevice(devs[g]));
-    cudaEventDestroy(ev[g]);
-  }
-  CUDA_OK(cudaSetDevice(prev));
-  return ms * 1000.0 / iters;
-}
-
-#ifdef PURLIN_HAVE_NCCL
-#define NCCL_OK(x)                                                             \
-  do {                                                                         \
-    ncclResult_t r_ = (x);                                                     \
-    if (r_ != ncclSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   ncclGetErrorString(r_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
-static bool ncclTypeOf(DType t, ncclDataType_t &n) {
-  switch (t) {
-  case DType::F32: n = ncclFloat32; return true;
-  case DType::F16: n = ncclFloat16; return true;
-  case DType::BF16: n = ncclBfloat16; return true;
-#if NCCL_VERSION_CODE >= 22400
-  case DType::F8E4M3: n = ncclFloat8e4m3; return true;
-  case DType::F8E5M2: n = ncclFloat8e5m2; return true;
-#endif
-  case DType::I8: n = ncclInt8; return true;
-  case DType::U8: n = ncclUint8; return true;
-  case DType::I32: n = ncclInt32; return true;
-  case DType::I64: n = ncclInt64; return true;
-  case DType::F64: n = ncclFloat64; return true;
-  default: return false;
-  }
-}
-static ncclRedOp_t ncclOpOf(RedOp o) {
-  switch (o) {
-  case RedOp::Prod: return ncclProd;
-  case RedOp::Min: return ncclMin;
-  case RedOp::Max: return ncclMax;
-  case RedOp::Avg: return ncclAvg;
-  default: return ncclSum;
-  }
-}
-
-/// NCCL's counterpart of purlin collective `name` on every rank (root 0),
-/// in one group: in/out are each rank's buffers, inE/outE their elements.
-static bool ncclCall(const std::string &name, const std::vector<ncclComm_t> &comms,
-                     const std::vector<cudaStream_t> &ss,
-                     const std::vector<void *> &in, const std::vector<void *> &out,
-                     int64_t inE, int64_t outE, ncclDataType_t t, int es,
-                     ncclRedOp_t op) {
-  const int R = (int)comms.size();
-  bool known = true;
-  NCCL_OK(ncclGroupStart());
-  for (int r = 0; r < R; ++r) {
-    ncclComm_t c = comms[r];
-    cudaStream_t s = ss[r];
-    if (name == "all_reduce")
-      NCCL_OK(ncclAllReduce(in[r], out[r], outE, t, op, c, s));
-    else if (name == "all_gather")
-      NCCL_OK(ncclAllGather(in[r], out[r], inE, t, c, s));
-    else if (name == "reduce_scatter")
-      NCCL_OK(ncclReduceScatter(in[r], out[r], outE, t, op, c, s));
-    else if (name == "broadcast")
-      NCCL_OK(ncclBroadcast(in[r], out[r], outE, t, 0, c, s));
-    else if (name == "reduce")
-      NCCL_OK(ncclReduce(in[r], out[r], inE, t, op, 0, c, s));
-    else if (name == "all_to_all") {
-      const int64_t k = inE / R;
-      for (int q = 0; q < R; ++q) {
-        NCCL_OK(ncclSend((char *)in[r] + q * k * es, k, t, q, c, s));
-        NCCL_OK(ncclRecv((char *)out[r] + q * k * es, k, t, q, c, s));
-      }
-    } else if (name == "gather") {
-      NCCL_OK(ncclSend(in[r], inE, t, 0, c, s));
-      if (r == 0)
-        for (int q = 0; q < R; ++q)
-          NCCL_OK(ncclRecv((char *)out[r] + q * inE * es, inE, t, q, c, s));
-    } else if (name == "scatter") {
-      if (r == 0)
-        for (int q = 0; q < R; ++q)
-          NCCL_OK(ncclSend((char *)in[r] + q * outE * es, outE, t, q, c, s));
-      NCCL_OK(ncclRecv(out[r], outE, t, 0, c, s));
-    } else {
-      known = false;
-    }
-  }
-  NCCL_OK(ncclGroupEnd());
-  return known;
-}
-#endif
-
-int main(int argc, char **argv) {
+struct Options {
   std::string name = "all_reduce", dt = "f32", opName = "sum";
   int64_t minB = 8, maxB = 64 << 20, graphBelow = 4 << 20;
   double factor = 2;
   int iters = 20, warm = 5, check = 1, R = 8;
   bool nccl = false, gGiven = false;
+};
+
+/// -1 when the options are good, else the exit status.
+int parseOptions(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
     std::string f = argv[i];
     if (f == "--nccl") {
-      nccl = true;
+      o.nccl = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -337,41 +74,64 @@ int main(int argc, char **argv) {
       return 2;
     }
     const char *v = argv[++i];
-    if (f == "-g") gGiven = true;
-    if (f == "-b") minB = parseSize(v);
-    else if (f == "-e") maxB = parseSize(v);
-    else if (f == "-f") factor = std::atof(v);
-    else if (f == "-n") iters = std::atoi(v);
-    else if (f == "-w") warm = std::atoi(v);
-    else if (f == "-c") check = std::atoi(v);
-    else if (f == "-g") R = std::atoi(v);
-    else if (f == "-d") dt = v;
-    else if (f == "-o") opName = v;
-    else if (f == "-C") name = v;
-    else if (f == "-G") graphBelow = parseSize(v);
+    if (f == "-b") o.minB = parseSize(v);
+    else if (f == "-e") o.maxB = parseSize(v);
+    else if (f == "-f") o.factor = std::atof(v);
+    else if (f == "-n") o.iters = std::atoi(v);
+    else if (f == "-w") o.warm = std::atoi(v);
+    else if (f == "-c") o.check = std::atoi(v);
+    else if (f == "-g") { o.R = std::atoi(v); o.gGiven = true; }
+    else if (f == "-d") o.dt = v;
+    else if (f == "-o") o.opName = v;
+    else if (f == "-C") o.name = v;
+    else if (f == "-G") o.graphBelow = parseSize(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n", f.c_str());
       return 2;
     }
   }
+  return -1;
+}
+
+/// The time, bandwidths and wrong elements of one column ("n/a": none).
+std::string timeColumn(double tm, int64_t size, const std::string &name, int R,
+                       int check, long long wrong) {
+  char col[80];
+  if (tm < 0) {
+    std::snprintf(col, sizeof col, "%9s %8s %8s %6s", "n/a", "", "", "");
+    return col;
+  }
+  const double alg = size / tm / 1e3;
+  std::snprintf(col, sizeof col, "%9.2f %8.2f %8.2f %6lld", tm, alg,
+                alg * busFactor(name, R), check ? wrong : -1ll);
+  return col;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  if (int rc = parseOptions(argc, argv, o); rc >= 0)
+    return rc;
+  const std::string &name = o.name, &dt = o.dt;
+  int R = o.R;
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     std::printf("SKIPPED: no CUDA GPU\n");
     return 0;
   }
-  if (nccl) {
-#ifndef PURLIN_HAVE_NCCL
-    std::printf("SKIPPED: this purlin-bench was built without NCCL "
-                "(PURLIN_NCCL; nccl.h and libnccl not found)\n");
-    return 0;
-#else
+  if (o.nccl) {
+    if (!Nccl::available()) {
+      std::printf("SKIPPED: this purlin-bench was built without NCCL "
+                  "(PURLIN_NCCL; nccl.h and libnccl not found)\n");
+      return 0;
+    }
     if (ndev < 2) {
       std::printf("SKIPPED: the purlin/NCCL comparison needs >= 2 GPUs (NCCL "
                   "runs one rank per GPU and cannot put two ranks on one); "
                   "found %d\n", ndev);
       return 0;
     }
-    if (!gGiven)
+    if (!o.gGiven)
       R = ndev;
     if (R < 2 || R > ndev) {
       std::printf("SKIPPED: --nccl -g %d needs %d GPUs (one rank per GPU); "
@@ -384,7 +144,6 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "purlin-bench: NCCL_NVLS_ENABLE=%s overridden to 0 "
                            "(no NVLink multicast)\n", nv);
     setenv("NCCL_NVLS_ENABLE", "0", 1);
-#endif
   }
   int n = 0;
   const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
@@ -408,7 +167,7 @@ int main(int argc, char **argv) {
   }
   DType t;
   RedOp op;
-  if (!parseDType(dt, t) || !parseRedOp(opName, op)) {
+  if (!parseDType(dt, t) || !parseRedOp(o.opName, op)) {
     std::fprintf(stderr, "bad -d or -o\n");
     return 2;
   }
@@ -430,25 +189,28 @@ int main(int argc, char **argv) {
       else if (p.kind == ParamKind::Root) { b.scalars[p.name] = 0; sc.push_back(0); }
     }
   };
-  auto largest = [&](int64_t C, int64_t &in, int64_t &out) {
+  // Elements of each buffer at count C, and of the largest input / output.
+  auto sizesAt = [&](int64_t C, std::vector<int64_t> &elems, int64_t &in,
+                     int64_t &out) {
     Binding b;
     std::vector<int64_t> sc;
     bindingFor(C, b, sc);
+    elems.assign(nb, 0);
     in = out = 0;
     for (int i = 0; i < nb; ++i) {
-      int64_t e;
-      bufferElems(d, b, i, e, err);
-      (d.buffers[i].role == BufferRole::In ? in : out) =
-          std::max(d.buffers[i].role == BufferRole::In ? in : out, e);
+      bufferElems(d, b, i, elems[i], err);
+      int64_t &m = d.buffers[i].role == BufferRole::In ? in : out;
+      m = std::max(m, elems[i]);
     }
   };
+  std::vector<int64_t> elems;
   int64_t in1, out1;
-  largest(1, in1, out1);
+  sizesAt(1, elems, in1, out1);
   const int64_t per1 = std::max(in1, out1);
-  const int64_t maxC = std::max<int64_t>(1, maxB / es / per1);
+  const int64_t maxC = std::max<int64_t>(1, o.maxB / es / per1);
 
   std::vector<int> devs(R, 0);
-  if (nccl) // one rank per GPU: purlin's multi-GPU path, as NCCL runs
+  if (o.nccl) // one rank per GPU: purlin's multi-GPU path, as NCCL runs
     for (int r = 0; r < R; ++r)
       devs[r] = r;
   purlinComm_t comm;
@@ -462,50 +224,40 @@ int main(int argc, char **argv) {
   PURLIN_OK(purlinCollCreate(&h, comm, info, mp.c_str()));
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-  if (nccl) {
-    int nv = 0;
-#ifdef PURLIN_HAVE_NCCL
-    ncclGetVersion(&nv);
-#endif
+  if (o.nccl) {
     std::printf("# purlin-bench --nccl %s on %d ranks, one per GPU (%s), %s %s; "
                 "NCCL %d in the same process (NCCL_NVLS_ENABLE=0); graph replay "
                 "below %lld bytes for both\n",
-                name.c_str(), R, prop.name, dt.c_str(), redOpName(op), nv,
-                (long long)graphBelow);
+                name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
+                Nccl::version(), (long long)o.graphBelow);
     std::printf("# size: bytes of the largest buffer of one rank; nccl: NCCL's "
                 "out-of-place time and busbw on the same buffers; p/nccl = "
                 "purlin out-of-place time / NCCL time (< 1: purlin faster)\n");
   } else {
-  std::printf("# purlin-bench %s on %d virtual ranks of %s, %s %s; graph "
-              "replay below %lld bytes\n",
-              name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
-              (long long)graphBelow);
-  std::printf("# size: bytes of the largest buffer of one rank; baseline: "
-              "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place time; plan: out of place[/in place]\n");
+    std::printf("# purlin-bench %s on %d virtual ranks of %s, %s %s; graph "
+                "replay below %lld bytes\n",
+                name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
+                (long long)o.graphBelow);
+    std::printf("# size: bytes of the largest buffer of one rank; baseline: "
+                "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place time; plan: out of place[/in place]\n");
   }
   std::printf("#%11s %12s %7s %6s %5s | %9s %8s %8s %6s | %9s %8s %8s %6s | %9s %6s %s\n",
               "size", "count", "type", "redop", "root", "time(us)", "algbw",
               "busbw", "#wrong", "time(us)", "algbw", "busbw", "#wrong",
-              nccl ? "nccl(us)" : "memcpy", nccl ? "p/nccl" : "ratio", "plan");
+              o.nccl ? "nccl(us)" : "memcpy", o.nccl ? "p/nccl" : "ratio", "plan");
   // Buffers at the maximum size: out of place, and in-place regions.
   int64_t inMax, outMax;
-  largest(maxC, inMax, outMax);
+  sizesAt(maxC, elems, inMax, outMax);
   std::vector<void *> oop(R * nb), region(R);
   for (int r = 0; r < R; ++r) {
     CUDA_OK(cudaSetDevice(devs[r])); // --nccl: rank r's own GPU
-    for (int i = 0; i < nb; ++i) {
-      int64_t e;
-      Binding b;
-      std::vector<int64_t> sc;
-      bindingFor(maxC, b, sc);
-      bufferElems(d, b, i, e, err);
-      CUDA_OK(cudaMalloc(&oop[r * nb + i], std::max<int64_t>(16, e * es)));
-    }
+    for (int i = 0; i < nb; ++i)
+      CUDA_OK(cudaMalloc(&oop[r * nb + i], std::max<int64_t>(16, elems[i] * es)));
     CUDA_OK(cudaMalloc(&region[r], std::max<int64_t>(16, std::max(inMax, outMax) * es)));
   }
   CUDA_OK(cudaSetDevice(0));
   void *cpySrc = nullptr, *cpyDst = nullptr;
-  if (!nccl) { // the one-GPU baseline
+  if (!o.nccl) { // the one-GPU baseline
     CUDA_OK(cudaMalloc(&cpySrc, std::max(inMax, outMax) * es * R));
     CUDA_OK(cudaMalloc(&cpyDst, std::max(inMax, outMax) * es * R));
   }
@@ -513,7 +265,8 @@ int main(int argc, char **argv) {
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // --nccl: a stream per GPU (the first is s), NCCL's communicators.
   std::vector<cudaStream_t> ss;
-  if (nccl) {
+  Nccl ncclSide;
+  if (o.nccl) {
     ss.push_back(s);
     for (int g = 1; g < R; ++g) {
       CUDA_OK(cudaSetDevice(devs[g]));
@@ -522,45 +275,32 @@ int main(int argc, char **argv) {
       ss.push_back(x);
     }
     CUDA_OK(cudaSetDevice(0));
+    if (!ncclSide.init(devs, t))
+      std::printf("# NCCL has no %s: its column is n/a\n", dt.c_str());
   }
   auto syncAll = [&] {
     CUDA_OK(cudaStreamSynchronize(s));
     for (size_t g = 1; g < ss.size(); ++g)
       CUDA_OK(cudaStreamSynchronize(ss[g]));
   };
-#ifdef PURLIN_HAVE_NCCL
-  std::vector<ncclComm_t> comms;
-  ncclDataType_t ntype = ncclFloat32;
-  bool ncclType = false;
-  if (nccl) {
-    comms.resize(R);
-    NCCL_OK(ncclCommInitAll(comms.data(), R, devs.data()));
-    ncclType = ncclTypeOf(t, ntype);
-    if (!ncclType)
-      std::printf("# NCCL has no %s: its column is n/a\n", dt.c_str());
-  }
-#endif
   int inBuf = -1, outBuf = -1, nin = 0, nout = 0;
   for (int i = 0; i < nb; ++i)
     if (d.buffers[i].role == BufferRole::In) { inBuf = i; ++nin; }
     else { outBuf = i; ++nout; }
 
-  for (int64_t bytes = minB; bytes <= maxB;
-       bytes = std::max<int64_t>(bytes + 1, (int64_t)(bytes * factor))) {
-    int64_t C = bytes / es / per1;
+  for (int64_t bytes = o.minB; bytes <= o.maxB;
+       bytes = std::max<int64_t>(bytes + 1, (int64_t)(bytes * o.factor))) {
+    const int64_t C = bytes / es / per1;
     if (C < 1)
       continue;
     int64_t inE, outE;
-    largest(C, inE, outE);
+    sizesAt(C, elems, inE, outE);
     const int64_t size = std::max(inE, outE) * es;
     Binding b;
     std::vector<int64_t> sc;
     bindingFor(C, b, sc);
-    std::vector<int64_t> elems(nb);
-    for (int i = 0; i < nb; ++i)
-      bufferElems(d, b, i, elems[i], err);
-    const bool graph = size < graphBelow;
-    const int it = graph ? std::max(iters, 100) : iters;
+    const bool graph = size < o.graphBelow;
+    const int it = graph ? std::max(o.iters, 100) : o.iters;
     double tm[2] = {0, 0};
     long long wrong[2] = {0, 0};
     std::string plan[2];
@@ -583,7 +323,7 @@ int main(int argc, char **argv) {
             run.bufs[r * nb + i] = (char *)region[r] + off;
           }
         }
-      if (check) {
+      if (o.check) {
         RankBuffers data;
         allocateBuffers(d, b, data, 1234 + bytes, 0xA5, err);
         for (int r = 0; r < R; ++r) {
@@ -629,95 +369,51 @@ int main(int argc, char **argv) {
       }
       PURLIN_OK(st);
       plan[ip] = purlinCollLastPlan(h);
-      if (nccl) {
+      if (o.nccl) {
         syncAll();
         tm[ip] = timeMulti(ss, devs, [&] {
           purlinArgs aa = argsOf(run);
           PURLIN_OK(purlinLaunch(h, &aa));
-        }, it, warm, graph);
+        }, it, o.warm, graph);
       } else {
-        tm[ip] = timeCalls(run, it, warm, graph);
+        tm[ip] = timeCalls(run, it, o.warm, graph);
       }
       PURLIN_OK(purlinCommCheck(comm));
     }
-    double base = -1;
-    if (nccl) {
-#ifdef PURLIN_HAVE_NCCL
+    const std::string cols =
+        timeColumn(tm[0], size, name, R, o.check, wrong[0]) + " | " +
+        timeColumn(tm[1], size, name, R, o.check, wrong[1]);
+    if (o.nccl) {
       // NCCL on the out-of-place buffers (their contents do not matter now).
       std::vector<void *> in(R), out(R);
       for (int r = 0; r < R; ++r) {
         in[r] = oop[r * nb + (inBuf < 0 ? 0 : inBuf)];
         out[r] = oop[r * nb + (outBuf < 0 ? 0 : outBuf)];
       }
-      const int64_t inE = inBuf < 0 ? 0 : elems[inBuf],
-                    outE = outBuf < 0 ? 0 : elems[outBuf];
-      const ncclRedOp_t nop = ncclOpOf(op);
-      if (ncclType && nin == 1 && nout == 1 &&
-          ncclCall(name, comms, ss, in, out, inE, outE, ntype, es, nop)) {
-        syncAll();
-        base = timeMulti(ss, devs, [&] {
-          ncclCall(name, comms, ss, in, out, inE, outE, ntype, es, nop);
-        }, it, warm, graph);
-      }
-#endif
+      const double base =
+          nin == 1 && nout == 1
+              ? ncclSide.time(name, ss, devs, in, out, inBuf < 0 ? 0 : elems[inBuf],
+                              outBuf < 0 ? 0 : elems[outBuf], es, op, it, o.warm, graph)
+              : -1;
       char nc[48];
       if (base > 0)
         std::snprintf(nc, sizeof nc, "%9.2f %6.2f", base, tm[0] > 0 ? tm[0] / base : 0.0);
       else
         std::snprintf(nc, sizeof nc, "%9s %6s", "n/a", "");
-      char col[2][80];
-      for (int ip = 0; ip < 2; ++ip) {
-        if (tm[ip] < 0) {
-          std::snprintf(col[ip], sizeof col[ip], "%9s %8s %8s %6s", "n/a", "", "", "");
-          continue;
-        }
-        double alg = size / tm[ip] / 1e3;
-        std::snprintf(col[ip], sizeof col[ip], "%9.2f %8.2f %8.2f %6lld", tm[ip],
-                      alg, alg * busFactor(name, R), check ? wrong[ip] : -1ll);
-      }
-      std::printf("%12lld %12lld %7s %6s %5d | %s | %s | %s %s%s  nccl busbw %.2f\n",
+      std::printf("%12lld %12lld %7s %6s %5d | %s | %s %s%s  nccl busbw %.2f\n",
                   (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
-                  col[0], col[1], nc, planCol(plan).c_str(), graph ? " (graph)" : "",
+                  cols.c_str(), nc, planCol(plan).c_str(), graph ? " (graph)" : "",
                   base > 0 ? size / base / 1e3 * busFactor(name, R) : 0.0);
-      std::fflush(stdout);
-      continue;
+    } else {
+      // Baseline: one copy of R x size bytes, same iterations.
+      const double base = timeMemcpy(cpyDst, cpySrc, size * R, s, it, o.warm);
+      std::printf("%12lld %12lld %7s %6s %5d | %s | %9.2f %6.2f %s%s\n",
+                  (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
+                  cols.c_str(), base, tm[0] > 0 ? base / tm[0] : 0.0,
+                  planCol(plan).c_str(), graph ? " (graph)" : "");
     }
-    // Baseline: one copy of R x size bytes, same iterations.
-    cudaEvent_t e0, e1;
-    CUDA_OK(cudaEventCreate(&e0));
-    CUDA_OK(cudaEventCreate(&e1));
-    for (int i = 0; i < warm; ++i)
-      CUDA_OK(cudaMemcpyAsync(cpyDst, cpySrc, size * R, cudaMemcpyDeviceToDevice, s));
-    CUDA_OK(cudaEventRecord(e0, s));
-    for (int i = 0; i < it; ++i)
-      CUDA_OK(cudaMemcpyAsync(cpyDst, cpySrc, size * R, cudaMemcpyDeviceToDevice, s));
-    CUDA_OK(cudaEventRecord(e1, s));
-    CUDA_OK(cudaEventSynchronize(e1));
-    float ms;
-    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-    base = ms * 1000.0 / it;
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    char col[2][80];
-    for (int ip = 0; ip < 2; ++ip) {
-      if (tm[ip] < 0) {
-        std::snprintf(col[ip], sizeof col[ip], "%9s %8s %8s %6s", "n/a", "", "", "");
-        continue;
-      }
-      double alg = size / tm[ip] / 1e3;
-      std::snprintf(col[ip], sizeof col[ip], "%9.2f %8.2f %8.2f %6lld", tm[ip],
-                    alg, alg * busFactor(name, R), check ? wrong[ip] : -1ll);
-    }
-    std::printf("%12lld %12lld %7s %6s %5d | %s | %s | %9.2f %6.2f %s%s\n",
-                (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
-                col[0], col[1], base, tm[0] > 0 ? base / tm[0] : 0.0,
-                planCol(plan).c_str(), graph ? " (graph)" : "");
     std::fflush(stdout);
   }
-#ifdef PURLIN_HAVE_NCCL
-  for (ncclComm_t c : comms)
-    ncclCommDestroy(c);
-#endif
   purlinCollDestroy(h);
   purlinCommDestroy(comm);
   return 0;

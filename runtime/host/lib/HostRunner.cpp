@@ -1,12 +1,13 @@
 #include "purlin/host/HostRunner.h"
 
 #include "host/target.h"
+#include "purlin/runtime/BoundValues.h"
 #include "purlin/runtime/Launch.h"
+#include "purlin/spec/Params.h"
 #include "purlin/spec/Reference.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 namespace purlin {
 namespace host {
@@ -48,6 +49,11 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   Collective c;
   if (!readInfo(info, c, res.error))
     return res;
+  rt::BoundValues bound;
+  if (!bound.init(c, res.error))
+    return res;
+  if (bound.check(c, bIn, res.error) != PURLIN_SUCCESS)
+    return res;
   Binding b = bIn;
   if (!applyBoundParams(c, b, res.error))
     return res;
@@ -59,6 +65,17 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   const int R = (int)b.ranks(c);
   if (R > exec::kMaxRanks) {
     res.error = "too many ranks for the executor";
+    return res;
+  }
+  const int64_t words = tableEntries(c, b, res.error);
+  if (words > exec::kMaxTableWords) {
+    std::string why;
+    res.refused = true;
+    res.error = "the tables hold " + std::to_string(words) + " entries at " +
+                std::to_string(R) + " ranks; the executor holds " +
+                std::to_string(exec::kMaxTableWords) + " (" + c.name +
+                " runs on at most " + std::to_string(maxRanksForTables(c, why)) +
+                " ranks)";
     return res;
   }
   const int es = dtypeSize(b.dtype);
@@ -91,6 +108,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   }
   int pi = choosePlan(info, callBytes(c, b), mode, R, o.strategy);
   if (pi < 0) {
+    res.refused = true;
     int reach = 0;
     for (int i = 0; i < info->nplans; ++i)
       reach = std::max(reach, info->plans[i].inplace_max_ranks);
@@ -107,8 +125,13 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   }
   const purlin_plan_info &plan = info->plans[pi];
   res.plan = plan.strategy;
-  if (!plan.host_entry) {
-    res.error = "the collective was not compiled for the host target";
+  rt::registerTarget(datapath());
+  const rt::RuntimeTarget *dp = rt::targetFor(info->target, res.error);
+  if (!dp)
+    return res;
+  if (!dp->hasEntry(plan)) {
+    res.error = std::string("plan '") + plan.strategy +
+                "' has no entry for the '" + dp->name() + "' datapath";
     return res;
   }
   exec::Shared S;
@@ -166,15 +189,10 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     RankBuffers inputsBefore = ref;
     if (!referenceEvaluate(c, b, ref, res.error))
       return res;
-    std::vector<std::thread> threads;
-    for (int r = 0; r < R; ++r)
-      for (int l = 0; l < S.L; ++l)
-        threads.emplace_back(plan.host_entry, &S, r, l, (void *)&cfg);
-    for (auto &t : threads)
-      t.join();
-    if (cfg.timedOut.load()) {
-      res.error = "a wait timed out (deadlock or lost notify) in launch " +
-                  std::to_string(launch + 1);
+    std::string msg;
+    if (dp->launch(*info, pi, S, 0, R, (int)b.dtype, S.op, &cfg, msg) !=
+        PURLIN_SUCCESS) {
+      res.error = msg + " in launch " + std::to_string(launch + 1);
       return res;
     }
     for (int r = 0; r < R; ++r)

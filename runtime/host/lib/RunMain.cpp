@@ -1,14 +1,19 @@
 // purlin-host-run: runs the generated collectives linked into it (a
 // registry.cpp from `purlinc --target=host`) on the host target over
 // ranks, counts, element types, ops, roots and in-place, checking every
-// result against the reference evaluator, and prints a table.
+// result against the reference evaluator, and prints a table. A value the
+// source binds (a concrete element type, a parameter bound at compile time,
+// a clause's fixed op) is run as bound, whatever the options say.
 #include "purlin/host/HostRunner.h"
+#include "purlin/runtime/BoundValues.h"
 #include "purlin/runtime/Launch.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 extern "C" const purlin_collective_info *(*const purlin_registry[])(void);
@@ -17,11 +22,11 @@ extern "C" const int purlin_registry_size;
 using namespace purlin;
 
 namespace {
-std::vector<std::string> split(const std::string &s) {
+std::vector<std::string> split(const std::string &s, char sep = ',') {
   std::vector<std::string> v;
   std::stringstream ss(s);
   std::string x;
-  while (std::getline(ss, x, ','))
+  while (std::getline(ss, x, sep))
     if (!x.empty())
       v.push_back(x);
   return v;
@@ -34,10 +39,15 @@ const char *kUsage =
     "  --collective NAMES   comma-separated names (default: all linked)\n"
     "  --ranks LIST         rank counts (default 1,2,3,4,5,8)\n"
     "  --counts LIST        element counts, bound to the first count\n"
-    "                       parameter (others get 1 + C % 3; default 0,1,7,1031)\n"
+    "                       parameter (others get 1 + C % 3, or --params;\n"
+    "                       default 0,1,7,1031)\n"
+    "  --params N=V,...     fixed values of other count or root parameters\n"
+    "                       (e.g. COLS=5), where a collective has them\n"
     "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
-    "                       then run one type of each width)\n"
-    "  --ops LIST|all       reduction ops (default all)\n"
+    "                       then run one type of each width; a collective of\n"
+    "                       a concrete or bound type runs that type)\n"
+    "  --ops LIST|all       reduction ops (default all; an op bound at compile\n"
+    "                       time or fixed in the source runs as it is)\n"
     "  --inplace LIST|both|all  no, yes (NCCL's offsets), same (each output at\n"
     "                       its input's address); both: no,yes; all (default)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
@@ -45,18 +55,26 @@ const char *kUsage =
     "  --seed N             jitter seed, 0 for none (default 1)\n"
     "  --one-launch         every rank in one launch: boundary syncs skipped\n"
     "                       (as on one GPU); default: each kept\n"
-    "  --table              print one line per case\n";
+    "  --table              print one line per case: collective, strategy,\n"
+    "                       ranks, root, bytes per rank (the largest\n"
+    "                       buffer), type, op, result\n";
 } // namespace
 
-int main(int argc, char **argv) {
+namespace {
+struct Grid {
   std::vector<std::string> names, ranks = {"1", "2", "3", "4", "5", "8"},
-                                  counts = {"0", "1", "7", "1031"}, dtypes, ops,
-                                  inplace = {"no", "yes", "same"};
+                                  counts = {"0", "1", "7", "1031"}, dtypes,
+                                  ops, inplace = {"no", "yes", "same"};
+  std::map<std::string, int64_t> params; // --params
   std::string strategy = "all";
   int launches = 2;
   bool dtypesGiven = false;
   uint64_t seed = 1;
   bool table = false, oneLaunch = false;
+};
+
+/// -1 when the options are good, else the exit status.
+int parseGrid(int argc, char **argv, Grid &g) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -67,42 +85,53 @@ int main(int argc, char **argv) {
       return argv[++i];
     };
     if (a == "--collective")
-      names = split(next());
+      g.names = split(next());
     else if (a == "--ranks")
-      ranks = split(next());
+      g.ranks = split(next());
     else if (a == "--counts")
-      counts = split(next());
-    else if (a == "--dtypes") {
+      g.counts = split(next());
+    else if (a == "--params") {
+      for (const std::string &kv : split(next())) {
+        std::vector<std::string> p = split(kv, '=');
+        if (p.size() != 2 || p[1].empty() ||
+            p[1].find_first_not_of("0123456789") != std::string::npos) {
+          std::fprintf(stderr, "error: --params takes NAME=VALUE,... (a count "
+                       "or root), got '%s'\n%s", kv.c_str(), kUsage);
+          return 2;
+        }
+        g.params[p[0]] = std::atoll(p[1].c_str());
+      }
+    } else if (a == "--dtypes") {
       std::string v = next();
       if (v != "all") {
-        dtypes = split(v);
-        dtypesGiven = true;
+        g.dtypes = split(v);
+        g.dtypesGiven = true;
       }
     } else if (a == "--ops") {
       std::string v = next();
       if (v != "all")
-        ops = split(v);
+        g.ops = split(v);
     } else if (a == "--inplace") {
       std::string v = next();
-      inplace = v == "both"  ? std::vector<std::string>{"no", "yes"}
-                : v == "all" ? std::vector<std::string>{"no", "yes", "same"}
-                             : split(v);
-      for (auto &x : inplace)
+      g.inplace = v == "both"  ? std::vector<std::string>{"no", "yes"}
+                  : v == "all" ? std::vector<std::string>{"no", "yes", "same"}
+                               : split(v);
+      for (auto &x : g.inplace)
         if (x != "no" && x != "yes" && x != "same") {
           std::fprintf(stderr, "error: --inplace takes no, yes, same, both or all, got '%s'\n%s",
                        x.c_str(), kUsage);
           return 2;
         }
     } else if (a == "--strategy")
-      strategy = next();
+      g.strategy = next();
     else if (a == "--launches")
-      launches = std::atoi(next().c_str());
+      g.launches = std::atoi(next().c_str());
     else if (a == "--seed")
-      seed = std::strtoull(next().c_str(), nullptr, 10);
+      g.seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--table")
-      table = true;
+      g.table = true;
     else if (a == "--one-launch")
-      oneLaunch = true;
+      g.oneLaunch = true;
     else if (a == "--help" || a == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -111,119 +140,205 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (dtypes.empty())
+  if (g.dtypes.empty())
     for (int t = 0; t < kNumDTypes; ++t)
-      dtypes.push_back(dtypeName((DType)t));
-  if (ops.empty())
+      g.dtypes.push_back(dtypeName((DType)t));
+  if (g.ops.empty())
     for (int o = 1; o < kNumRedOps; ++o)
-      ops.push_back(redOpName((RedOp)o));
+      g.ops.push_back(redOpName((RedOp)o));
+  return -1;
+}
 
+/// What a collective runs with: the grid's values, except those its source
+/// binds (a concrete type, values bound at compile time, fixed ops).
+struct Axes {
+  std::vector<std::string> ranks, types, ops, strategies;
+  bool hasRoot = false, hasOpParam = false;
+  std::string opText; // the op column when there is no op parameter
+};
+
+Axes axesOf(const purlin_collective_info *info, const Collective &c,
+            const rt::BoundValues &bv, const Grid &g) {
+  Axes x;
+  bool reduces = false;
+  std::string fixedOps;
+  for (auto &cl : c.clauses) {
+    reduces |= cl.op != RedOp::Copy || !cl.opParam.empty();
+    x.hasOpParam |= !cl.opParam.empty();
+    if (cl.opParam.empty() && cl.op != RedOp::Copy &&
+        fixedOps.find(redOpName(cl.op)) == std::string::npos)
+      fixedOps += std::string(fixedOps.empty() ? "" : "+") + redOpName(cl.op);
+  }
+  for (auto &p : c.params)
+    x.hasRoot |= p.kind == ParamKind::Root && bv.scalar(p.name) < 0;
+  x.ranks = bv.ranks() >= 0 ? std::vector<std::string>{std::to_string(bv.ranks())}
+                            : g.ranks;
+  // A copy collective moves bytes: one type of each width is enough to
+  // cover every type; a reduction runs every type and op.
+  x.types = g.dtypes;
+  if (bv.dtype() >= 0)
+    x.types = {dtypeName((DType)bv.dtype())};
+  else if (!reduces && !g.dtypesGiven)
+    x.types = {"i8", "f16", "f32", "f64"};
+  bool hasType = false;
+  for (auto &p : c.params)
+    hasType |= p.kind == ParamKind::Type;
+  if (!hasType && bv.dtype() < 0)
+    x.types = {x.types.front()};
+  if (!x.hasOpParam)
+    x.ops = {"sum"};
+  else if (bv.op() >= 0)
+    x.ops = {redOpName((RedOp)bv.op())};
+  else
+    x.ops = g.ops;
+  x.opText = fixedOps.empty() ? "-" : fixedOps;
+  if (g.strategy == "all") {
+    for (int p = 0; p < info->nplans; ++p)
+      if (std::find(x.strategies.begin(), x.strategies.end(),
+                    info->plans[p].strategy) == x.strategies.end())
+        x.strategies.push_back(info->plans[p].strategy);
+  } else
+    x.strategies.push_back(g.strategy == "auto" ? "" : g.strategy);
+  return x;
+}
+
+/// The binding of one case: R, the first free count C (further free counts
+/// small values, so that sizes stay near C rather than C squared, or their
+/// --params value), a free root at either end, random table entries within
+/// their bounds; then the values the source binds.
+Binding bindCase(const Collective &c, const Grid &g, int64_t R, int64_t C,
+                 int rootEnd, DType t, RedOp op) {
+  Binding b;
+  b.dtype = t;
+  b.redop = op;
+  std::string err;
+  applyBoundParams(c, b, err);
+  const Param *rp = c.ranksParam();
+  if (rp && rp->bound.empty())
+    b.scalars[rp->name] = R;
+  bool firstCount = true;
+  for (auto &p : c.params) {
+    if (!p.bound.empty() || (p.kind != ParamKind::Count && p.kind != ParamKind::Root))
+      continue;
+    auto given = g.params.find(p.name);
+    if (given != g.params.end())
+      b.scalars[p.name] = given->second;
+    else if (p.kind == ParamKind::Root)
+      b.scalars[p.name] = rootEnd ? b.ranks(c) - 1 : 0;
+    else {
+      b.scalars[p.name] = firstCount || C == 0 ? C : 1 + C % 3;
+      firstCount = false;
+    }
+  }
+  std::mt19937_64 rng(b.ranks(c) * 1000 + C);
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Table && p.bound.empty()) {
+      int64_t n = 1, mx = 0;
+      for (auto &d : p.dims) {
+        int64_t e = 0;
+        evalParamExpr(c, b, d, e, err);
+        n *= e;
+      }
+      evalParamExpr(c, b, p.max, mx, err);
+      std::vector<int64_t> v(n > 0 ? n : 0);
+      for (auto &x : v)
+        x = mx > 0 ? (int64_t)(rng() % (mx + 1)) : 0;
+      b.tables[p.name] = v;
+    }
+  return b;
+}
+
+/// A binding as text, to run each distinct case once.
+std::string bindingKey(const Binding &b) {
+  std::string s = std::to_string((int)b.dtype) + "/" + std::to_string((int)b.redop);
+  for (auto &kv : b.scalars)
+    s += " " + kv.first + "=" + std::to_string(kv.second);
+  for (auto &kv : b.tables) {
+    s += " " + kv.first + "=";
+    for (int64_t v : kv.second)
+      s += std::to_string(v) + ":";
+  }
+  return s;
+}
+
+/// The root column: the collective's root parameters' values, "-" for none.
+std::string rootText(const Collective &c, const Binding &b) {
+  std::string s;
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Root)
+      s += (s.empty() ? "" : ",") + std::to_string(b.scalars.at(p.name));
+  return s.empty() ? "-" : s;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Grid g;
+  if (int rc = parseGrid(argc, argv, g); rc >= 0)
+    return rc;
   int passed = 0, failed = 0;
-  if (table)
-    std::printf("%-24s %-14s %5s %10s %-7s %-5s %s\n", "collective", "strategy",
-                "ranks", "bytes", "type", "op", "result");
+  if (g.table)
+    std::printf("%-24s %-14s %5s %4s %10s %-7s %-7s %s\n", "collective",
+                "strategy", "ranks", "root", "bytes", "type", "op", "result");
   for (int ci = 0; ci < purlin_registry_size; ++ci) {
     const purlin_collective_info *info = purlin_registry[ci]();
-    if (!names.empty() &&
-        std::find(names.begin(), names.end(), info->name) == names.end())
+    if (!g.names.empty() &&
+        std::find(g.names.begin(), g.names.end(), info->name) == g.names.end())
       continue;
     Collective c;
+    rt::BoundValues bv;
     std::string err;
-    if (!host::readInfo(info, c, err)) {
+    if (!host::readInfo(info, c, err) || !bv.init(c, err)) {
       std::printf("%s: FAIL: %s\n", info->name, err.c_str());
       ++failed;
       continue;
     }
-    bool reduces = false, hasRoot = false, hasOpParam = false, hasType = false;
-    for (auto &cl : c.clauses) {
-      reduces |= cl.op != RedOp::Copy || !cl.opParam.empty();
-      hasOpParam |= !cl.opParam.empty();
-    }
-    for (auto &p : c.params) {
-      hasRoot |= p.kind == ParamKind::Root;
-      hasType |= p.kind == ParamKind::Type;
-    }
-    std::vector<std::string> strategies;
-    if (strategy == "all") {
-      for (int p = 0; p < info->nplans; ++p)
-        if (std::find(strategies.begin(), strategies.end(), info->plans[p].strategy) ==
-            strategies.end())
-          strategies.push_back(info->plans[p].strategy);
-    } else
-      strategies.push_back(strategy == "auto" ? "" : strategy);
-    // A copy collective moves bytes: one type of each width is enough to
-    // cover every type; a reduction runs every type and op.
-    std::vector<std::string> ts = dtypes;
-    if (!reduces && !dtypesGiven)
-      ts = {"i8", "f16", "f32", "f64"};
-    if (!hasType)
-      ts = {ts.front()};
-    std::vector<std::string> os = hasOpParam ? ops : std::vector<std::string>{"sum"};
-    for (auto &rs : ranks)
-      for (auto &cs : counts)
-        for (int rootEnd = 0; rootEnd < (hasRoot ? 2 : 1); ++rootEnd)
-          for (auto &t : ts)
-            for (auto &op : os)
-              for (auto &ip : inplace)
-                for (auto &st : strategies) {
-                  Binding b;
-                  int64_t R = std::atoll(rs.c_str()), C = std::atoll(cs.c_str());
-                  parseDType(t, b.dtype);
-                  parseRedOp(op, b.redop);
-                  std::mt19937_64 rng(R * 1000 + C);
-                  // The first count gets C; further counts (a matrix's
-                  // second extent, say) small values, so that sizes stay
-                  // near C rather than C squared.
-                  bool firstCount = true;
-                  for (auto &p : c.params) {
-                    if (p.kind == ParamKind::Ranks)
-                      b.scalars[p.name] = R;
-                    else if (p.kind == ParamKind::Count) {
-                      b.scalars[p.name] = firstCount || C == 0 ? C : 1 + C % 3;
-                      firstCount = false;
-                    }
-                    else if (p.kind == ParamKind::Root)
-                      b.scalars[p.name] = rootEnd ? R - 1 : 0;
-                  }
-                  for (auto &p : c.params)
-                    if (p.kind == ParamKind::Table) {
-                      int64_t n = 1, mx = 0;
-                      for (auto &d : p.dims) {
-                        int64_t e = 0;
-                        evalParamExpr(c, b, d, e, err);
-                        n *= e;
-                      }
-                      evalParamExpr(c, b, p.max, mx, err);
-                      std::vector<int64_t> v(n);
-                      for (auto &x : v)
-                        x = mx > 0 ? (int64_t)(rng() % (mx + 1)) : 0;
-                      b.tables[p.name] = v;
-                    }
+    const Axes x = axesOf(info, c, bv, g);
+    std::set<std::string> seen; // cases a bound value made equal
+    for (auto &rs : x.ranks)
+      for (auto &cs : g.counts)
+        for (int rootEnd = 0; rootEnd < (x.hasRoot ? 2 : 1); ++rootEnd)
+          for (auto &t : x.types)
+            for (auto &op : x.ops)
+              for (auto &ip : g.inplace)
+                for (auto &st : x.strategies) {
+                  DType dt;
+                  RedOp ro;
+                  parseDType(t, dt);
+                  parseRedOp(op, ro);
+                  Binding b = bindCase(c, g, std::atoll(rs.c_str()),
+                                       std::atoll(cs.c_str()), rootEnd, dt, ro);
+                  const int64_t R = b.ranks(c);
+                  std::string key = bindingKey(b) + "|" + ip + "|" + st;
+                  if (!seen.insert(key).second)
+                    continue;
                   host::RunOptions o;
                   o.strategy = st;
                   o.inplace = ip != "no";
                   o.sameStart = ip == "same";
-                  o.launches = launches;
-                  o.oneLaunch = oneLaunch;
-                  o.jitterSeed = seed ? seed + passed + failed : 0;
+                  o.launches = g.launches;
+                  o.oneLaunch = g.oneLaunch;
+                  o.jitterSeed = g.seed ? g.seed + passed + failed : 0;
                   host::RunResult res = host::runAndCheck(info, b, o);
-                  if (!res.ok && res.error.rfind("no plan fits", 0) == 0) {
-                    // e.g. no plan is proved right in place: refused, as
-                    // the runtime refuses it (shown with --table)
-                    if (table)
-                      std::printf("%-24s %-14s %5lld %10lld %-7s %-5s refused: %s\n",
+                  const char *opCol = x.hasOpParam ? op.c_str() : x.opText.c_str();
+                  if (!res.ok && res.refused) {
+                    // Refused, as the runtime refuses it (no plan proved
+                    // right in place; tables beyond the executor's
+                    // capacity): shown with --table, not a failure.
+                    if (g.table)
+                      std::printf("%-24s %-14s %5lld %4s %10lld %-7s %-7s refused: %s\n",
                                   info->name, st.empty() ? "auto" : st.c_str(),
-                                  (long long)R, (long long)callBytes(c, b), t.c_str(),
-                                  hasOpParam ? op.c_str() : "-", res.error.c_str());
+                                  (long long)R, rootText(c, b).c_str(),
+                                  (long long)callBytes(c, b), t.c_str(), opCol,
+                                  res.error.c_str());
                     continue;
                   }
                   res.ok ? ++passed : ++failed;
-                  if (table || !res.ok)
-                    std::printf("%-24s %-14s %5lld %10lld %-7s %-5s %s%s%s\n", info->name,
-                                res.plan.c_str(), (long long)R,
-                                (long long)callBytes(c, b), t.c_str(),
-                                hasOpParam ? op.c_str() : "-",
-                                res.ok ? "ok" : "FAIL: ", res.error.c_str(),
+                  if (g.table || !res.ok)
+                    std::printf("%-24s %-14s %5lld %4s %10lld %-7s %-7s %s%s%s\n",
+                                info->name, res.plan.c_str(), (long long)R,
+                                rootText(c, b).c_str(), (long long)callBytes(c, b),
+                                t.c_str(), opCol, res.ok ? "ok" : "FAIL: ",
+                                res.error.c_str(),
                                 o.sameStart ? " [in place, same address]"
                                 : o.inplace ? " [in place]" : "");
                 }

@@ -172,7 +172,13 @@ typedef struct purlinArgs {
 
 /* Validates, chooses a plan (by size; an in-place-safe one when an output
  * overlaps an input) and launches every GPU's ranks on its stream. Never
- * synchronizes the host; capturable. Tables: a wrong number of entries is
+ * synchronizes the host; capturable. A collective compiled
+ * with bound values (purlinc --ranks, --count, --root, --dtype, --op, -D, or
+ * a concrete element type in the source) takes only those: another rank
+ * count is PURLIN_ERR_BAD_RANK_COUNT at purlinCollCreate, another element
+ * type PURLIN_ERR_UNSUPPORTED_TYPE, another op PURLIN_ERR_UNSUPPORTED_OP,
+ * another count or root PURLIN_ERR_PARAM_RANGE, each message naming the
+ * bound value. Tables: a wrong number of entries is
  * PURLIN_ERR_INVALID_ARGUMENT; an entry negative, beyond the table's bound
  * or beyond the instance's maximum is PURLIN_ERR_PARAM_RANGE. The entries
  * are read at the call: a graph captured with them keeps them. On a

@@ -14,4 +14,16 @@ namespace purlin {
 bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
                 std::string &error);
 
+/// The entries of every table under the scalars of `b`; -1 with `error`
+/// when an extent does not evaluate.
+int64_t tableEntries(const Collective &c, const Binding &b,
+                     std::string &error);
+
+/// The largest rank count, up to exec::kMaxRanks, at which the tables fit
+/// the executor's exec::kMaxTableWords entries when their extents depend on
+/// the rank count alone (all_to_all_v's cnt[R][R]: 9); kMaxRanks when they
+/// always fit or their size depends on other parameters too. `why` says
+/// what limits it ("table cnt[R][R] has R*R entries").
+int maxRanksForTables(const Collective &c, std::string &why);
+
 } // namespace purlin

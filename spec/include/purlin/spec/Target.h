@@ -12,6 +12,7 @@ struct TargetInfo {
   const char *header; // the atoms' header, under atom-kernels/
   const char *ext;    // the generated source's file type: "cpp" or "cu"
   int arch;           // CUDA architecture (90 for sm_90); 0: the host
+  const char *datapath; // the runtime's datapath that launches its code
   bool gpu() const { return arch != 0; }
 };
 

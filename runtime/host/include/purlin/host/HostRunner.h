@@ -3,8 +3,9 @@
 // rank's outputs bit for bit against the reference evaluator.
 #pragma once
 
-#include "purlin/spec/Entry.h"
+#include "purlin/runtime/Target.h"
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Entry.h"
 
 #include <string>
 #include <vector>
@@ -29,15 +30,25 @@ struct RunOptions {
 
 struct RunResult {
   bool ok = false;
+  // Not run, as the runtime refuses it (no plan proved right for the
+  // call's overlap, tables beyond the executor's capacity): not a failure.
+  bool refused = false;
   std::string plan;  // the strategy that ran
   std::string error; // why not ok
   int64_t mismatches = 0;
 };
 
 /// Runs the collective under binding `b` (R, counts, roots, tables, dtype,
-/// op) and compares every output with referenceEvaluate.
+/// op) and compares every output with referenceEvaluate. A binding that
+/// differs from a value the collective was compiled with (BoundValues.h) is
+/// an error naming that value; values bound at compile time that `b`
+/// leaves out are taken as bound.
 RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
                       const RunOptions &o);
+
+/// The host datapath (registered by runAndCheck): plans compiled for the
+/// host target, ranks and lanes as threads.
+const rt::RuntimeTarget &datapath();
 
 /// The collective's description, parsed.
 bool readInfo(const purlin_collective_info *info, Collective &c,

@@ -1,5 +1,6 @@
 // The generated collectives linked into this build, by name (the list is
-// written by CMake from PURLIN_GEN_DIR). For the GPU tests and the benchmark.
+// written by tools/generated/CMakeLists.txt from PURLIN_GEN_DIR). For the
+// GPU tests and the benchmark.
 #pragma once
 
 #include "purlin/spec/Entry.h"

@@ -1,0 +1,148 @@
+// What the files of the CUDA runtime share: the communicator and the
+// collective instance behind the C API's handles, the last-error helpers
+// and the device guard. Not installed; the C API is purlin/purlin.h.
+//
+//   Api.cpp           status strings, the last error, the handles' queries
+//   Comm.cpp          communicators of one process, the error word
+//   MultiProcess.cpp  one process per GPU: purlinCommCreateRank, symmetric
+//                     memory (purlinMemAlloc) and its buffers at launch
+//   Coll.cpp          collective instances: checks, maxima, resources
+//   Params.cpp        a launch's parameters: scalars, tables, buffer sizes
+//   Launch.cpp        purlinLaunch: validation, plan choice, the datapath
+//   Datapaths.cpp     the datapaths this runtime launches on (sm/)
+#pragma once
+
+#include "PeerMemory.h"
+#include "purlin/purlin.h"
+#include "purlin/runtime/BoundValues.h"
+#include "purlin/runtime/Target.h"
+#include "purlin/spec/Collective.h"
+#include "purlin/spec/Exec.h"
+#include "purlin/spec/Params.h"
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace purlin {
+namespace rt {
+class Bootstrap;
+
+/// Sets this thread's last error; returns `s`.
+purlinStatus fail(purlinStatus s, const std::string &msg);
+/// Clears it; returns PURLIN_SUCCESS.
+purlinStatus ok();
+/// PURLIN_ERR_CUDA with "what: <CUDA's message>"; clears a non-sticky error.
+purlinStatus cudaFail(cudaError_t e, const std::string &what);
+
+/// Restores the current device on scope exit.
+struct DeviceGuard {
+  int prev = 0;
+  DeviceGuard() { cudaGetDevice(&prev); }
+  ~DeviceGuard() { cudaSetDevice(prev); }
+};
+
+/// The datapaths of this runtime, registered once (Datapaths.cpp).
+void registerDatapaths();
+} // namespace rt
+} // namespace purlin
+
+struct purlinComm {
+  int R = 0;
+  std::vector<int> rankDevice;
+  // Distinct GPUs in rank order; ranks [first[i], first[i] + count[i]).
+  std::vector<int> devices, first, count;
+  std::unique_ptr<purlin::rt::PeerMemory> mem;
+  uint32_t *errHost = nullptr; // mapped host memory, written by the device
+  uint32_t *errDev = nullptr;
+  uint64_t timeoutNs = 0; // 0: the datapath's default
+  // The datapath of its collectives (one per communicator: it reads the
+  // error word).
+  const purlin::rt::RuntimeTarget *datapath = nullptr;
+  // One process per GPU (purlinCommCreateRank): this process's rank, and
+  // the symmetric allocations of purlinMemAlloc (peer addresses per rank).
+  bool multiProcess = false;
+  int rank = 0;
+  std::shared_ptr<purlin::rt::Bootstrap> boot;
+  struct SymAlloc {
+    char *base;
+    size_t bytes;
+    std::vector<void *> peers; // per rank; peers[rank] == base
+  };
+  std::vector<SymAlloc> sym;
+};
+
+struct purlinColl {
+  purlinComm *comm = nullptr;
+  const purlin_collective_info *info = nullptr;
+  const purlin::rt::RuntimeTarget *datapath = nullptr;
+  purlin::Collective desc;
+  purlin::rt::BoundValues bound; // what every launch must match
+  std::vector<int> scalarParams;        // indices into desc.params: R, counts, roots
+  std::vector<std::string> scalarNames; // without R
+  int ranksSlot = -1;
+  std::vector<int> tableParams;    // indices into desc.params, in order
+  std::vector<int64_t> maxScalars; // by slot
+  // Tables: every entry of table t lies in [0, tableMax[t]] (maxParams, or
+  // the declared bound at the maximum scalars); a table bound at compile
+  // time takes exactly its bound values (boundTables[t], else empty).
+  std::vector<int64_t> tableMax;
+  std::vector<std::vector<int64_t>> boundTables;
+  int64_t scratchBytes = 0; // per rank, at the maximum values
+  // Per plan: where its scratch starts and how much it may use. Plans share
+  // one region, except those with exclusive_scratch (flagged lines), each
+  // of which gets its own after it.
+  std::vector<int64_t> planScratchOff, planScratchBytes;
+  bool hasOpParam = false;
+  int fixedOp = -1; // the op of clauses with a fixed reduction
+  std::vector<void *> scratch;           // per rank
+  std::vector<std::vector<void *>> sigs; // per plan, per rank
+  std::string lastPlan;
+  // Cache of the last valid launch's parameters: its scalars and table
+  // entries, the buffer sizes and executor parameters they give.
+  bool lastValid = false;
+  std::vector<int64_t> lastScalars, lastTables;
+  std::vector<int64_t> lastElems;
+  purlin::exec::Params lastParams;
+};
+
+namespace purlin {
+namespace rt {
+// Params.cpp: a launch's parameters.
+
+/// The binding of a launch's scalars (R from the communicator).
+void makeBinding(const purlinColl *c, const int64_t *scalars, Binding &b);
+/// The extents of table `t` under the scalars of `b`, and its entries.
+bool tableShape(const purlinColl *c, int t, const Binding &b,
+                std::vector<int64_t> &ext, int64_t &words, std::string &err);
+/// "cnt[8][8]": a table and its extents; with `lin`, the subscripts of its
+/// row-major entry `lin` instead.
+std::string tableText(const std::string &name, const std::vector<int64_t> &ext,
+                      int64_t lin = -1);
+/// The element type and op of a call, checked against the values bound at
+/// compile time; `op` is the op the moves take (a copy collective's copy, a
+/// clause's fixed op when there is no op parameter).
+purlinStatus typeAndOp(const purlinColl *c, int dtype, int launchOp, int &op);
+/// The launch's scalars into S.P.s (R from the communicator), each checked
+/// against its value bound at compile time and the instance's maximum.
+purlinStatus bindScalars(const purlinColl *c, const purlinArgs *a,
+                         exec::Shared &S);
+/// The launch's tables and buffer sizes (c->lastElems) and, for a
+/// collective with tables, its executor parameters (c->lastParams); the
+/// scalars are already checked. Cached for a launch that repeats the last
+/// valid one's scalars and table entries.
+purlinStatus bindLaunch(purlinColl *c, const purlinArgs *a);
+
+// MultiProcess.cpp: this rank's buffers of a multi-process launch as every
+// rank's (`out`, [rank * nb + buffer]), through the symmetric allocations.
+purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
+                              int elemSize, std::vector<void *> &out);
+/// Leaves the bootstrap (the last process out empties its folder).
+bool closeBootstrap(purlinComm &c, std::string &error);
+
+// Comm.cpp: the error word and wait timeout both communicator kinds share.
+purlinStatus initErrorWord(purlinComm &c);
+} // namespace rt
+} // namespace purlin

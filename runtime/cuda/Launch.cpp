@@ -1,0 +1,156 @@
+// purlinLaunch: validates a call (element type, op, parameters, buffers),
+// chooses the plan (its size band's, or one proved right for the call's
+// overlap: runtime/core Launch.h) and hands every GPU's ranks to the
+// collective's datapath, on that GPU's stream.
+#include "Internal.h"
+#include "purlin/runtime/Launch.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace purlin;
+using namespace purlin::rt;
+
+namespace {
+/// PURLIN_ONE_LAUNCH=0 keeps the boundary barriers even when one launch
+/// holds every rank, to measure what they cost on several GPUs.
+bool oneLaunchAllowed() {
+  static const bool on = [] {
+    const char *e = std::getenv("PURLIN_ONE_LAUNCH");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
+/// Every rank's buffers into S.buf (this rank's, translated, on a
+/// multi-process communicator), checked against their sizes; `flat` holds
+/// them as [rank * nb + buffer], `maxBytes` the largest.
+purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
+                         exec::Shared &S, std::vector<void *> &flat,
+                         int64_t &maxBytes) {
+  const Collective &d = c->desc;
+  const int R = c->comm->R, nb = (int)d.buffers.size();
+  const std::vector<int64_t> &elems = c->lastElems;
+  if (!a->buffers)
+    return fail(PURLIN_ERR_NULL_BUFFER, "purlinLaunch: null buffer array");
+  void *const *bufs = a->buffers;
+  std::vector<void *> symBufs;
+  if (c->comm->multiProcess) {
+    if (purlinStatus st = symmetricBuffers(c, a, S.elemSize, symBufs))
+      return st;
+    bufs = symBufs.data();
+  }
+  maxBytes = 0;
+  flat.assign((size_t)R * nb, nullptr);
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < nb; ++i) {
+      void *p = bufs[r * nb + i];
+      const int64_t bytes = elems[i] * S.elemSize;
+      maxBytes = std::max(maxBytes, bytes);
+      if (!p && bytes > 0)
+        return fail(PURLIN_ERR_NULL_BUFFER,
+                    "buffer '" + d.buffers[i].name + "' of rank " +
+                        std::to_string(r) + " is null");
+      if ((uintptr_t)p % (uintptr_t)S.elemSize)
+        return fail(PURLIN_ERR_MISALIGNED,
+                    "buffer '" + d.buffers[i].name + "' of rank " +
+                        std::to_string(r) + " is not aligned to its " +
+                        std::to_string(S.elemSize) + "-byte elements");
+      S.buf[r][i] = p;
+      flat[(size_t)r * nb + i] = p;
+    }
+  return PURLIN_SUCCESS;
+}
+
+/// The plan for the call: its size band's, or one proved right for the
+/// call's overlap (each output at its input's address, or any other).
+purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
+                      int64_t maxBytes, int elemSize, int &pick) {
+  const Collective &d = c->desc;
+  const purlin_collective_info *info = c->info;
+  const int R = c->comm->R;
+  const InPlace overlap =
+      classifyOverlap(d, flat.data(), R, c->lastElems.data(), elemSize);
+  pick = choosePlan(info, maxBytes, overlap, R);
+  if (pick >= 0)
+    return PURLIN_SUCCESS;
+  int reach = 0;
+  for (int i = 0; i < info->nplans; ++i)
+    reach = std::max(reach, info->plans[i].inplace_max_ranks);
+  return fail(PURLIN_ERR_NO_PLAN,
+              std::string("an output overlaps an input") +
+                  (overlap == InPlace::SameStart ? " (at the same address)" : "") +
+                  ", and no plan of '" + d.name + "' is proved right for that" +
+                  (reach > 0 && R > reach ? " at " + std::to_string(R) +
+                                                " ranks (the in-place proofs reach " +
+                                                std::to_string(reach) + ")"
+                                          : ""));
+}
+} // namespace
+
+extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
+  if (!c || !a)
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
+  purlinComm *comm = c->comm;
+  if (purlinCommCheck(comm) != PURLIN_SUCCESS)
+    return PURLIN_ERR_TIMEOUT;
+  const Collective &d = c->desc;
+  int op = exec::kCopy;
+  if (purlinStatus st = typeAndOp(c, a->dtype, a->op, op))
+    return st;
+  exec::Shared S;
+  S.R = comm->R;
+  S.op = op;
+  S.elemSize = dtypeSize((DType)a->dtype);
+  // One launch holds every rank (one GPU, one process).
+  S.oneLaunch = comm->devices.size() == 1 && !comm->multiProcess &&
+                oneLaunchAllowed();
+  if (purlinStatus st = bindScalars(c, a, S))
+    return st;
+  // Tables, buffer sizes and the executor's parameters: evaluated once per
+  // distinct (scalars, table entries), then cached.
+  if (purlinStatus st = bindLaunch(c, a))
+    return st;
+  if (!c->tableParams.empty())
+    S.P = c->lastParams; // the scalars above, and the tables
+  std::vector<void *> flat;
+  int64_t maxBytes = 0;
+  if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes))
+    return st;
+  int pick = -1;
+  if (purlinStatus st = pickPlan(c, flat, maxBytes, S.elemSize, pick))
+    return st;
+  const purlin_plan_info &pl = c->info->plans[pick];
+  S.L = pl.lanes;
+  S.K = pl.chunks;
+  S.nsignals = pl.nsignals;
+  const int64_t need = pl.layout(&S);
+  if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
+    return fail(PURLIN_ERR_PARAM_RANGE,
+                std::string("plan '") + pl.strategy + "' needs " +
+                    std::to_string(need) + " bytes of scratch for this "
+                    "launch; the instance has " +
+                    std::to_string(c->planScratchBytes[pick]) +
+                    " (its maxParams)");
+  for (int r = 0; r < comm->R; ++r) {
+    S.scratch[r] = (char *)c->scratch[r] + c->planScratchOff[pick];
+    S.signals[r] = (uint64_t *)c->sigs[pick][r];
+  }
+  c->lastPlan = pl.strategy;
+  DeviceGuard guard;
+  for (size_t g = 0; g < comm->devices.size(); ++g) {
+    cudaError_t e = cudaSetDevice(comm->devices[g]);
+    if (e != cudaSuccess)
+      return cudaFail(e, "selecting GPU " + std::to_string(comm->devices[g]));
+    void *stream = a->streams ? a->streams[g] : nullptr;
+    std::string msg;
+    purlinStatus st = c->datapath->launch(*c->info, pick, S, comm->first[g],
+                                          comm->count[g], a->dtype, op,
+                                          stream, msg);
+    if (st != PURLIN_SUCCESS)
+      return fail(st, std::string("launching '") + d.name + "' (" +
+                          pl.strategy + ") on GPU " +
+                          std::to_string(comm->devices[g]) + ": " + msg);
+  }
+  return ok();
+}

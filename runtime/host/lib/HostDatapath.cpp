@@ -1,0 +1,49 @@
+// The host datapath ("host" in the target table): ranks and lanes of a plan
+// compiled for the host target as host threads, run to completion. Its
+// queue is the launch's HostAtoms (atom-kernels/host/target.h).
+#include "purlin/host/HostRunner.h"
+
+#include "host/target.h"
+#include "purlin/runtime/Target.h"
+
+#include <thread>
+#include <vector>
+
+namespace purlin {
+namespace host {
+namespace {
+class HostDatapath final : public rt::RuntimeTarget {
+public:
+  const char *name() const override { return "host"; }
+
+  bool hasEntry(const purlin_plan_info &p) const override {
+    return p.host_entry != nullptr;
+  }
+
+  purlinStatus launch(const purlin_collective_info &info, int plan,
+                      const exec::Shared &S, int first, int n, int dtype,
+                      int op, void *queue, std::string &msg) const override {
+    (void)dtype, (void)op; // in S (the moves' op) and the HostAtoms
+    purlin_host_entry_t entry = info.plans[plan].host_entry;
+    std::vector<std::thread> threads;
+    for (int r = first; r < first + n; ++r)
+      for (int l = 0; l < S.L; ++l)
+        threads.emplace_back(entry, &S, r, l, queue);
+    for (auto &t : threads)
+      t.join();
+    if (static_cast<HostAtoms *>(queue)->timedOut.load()) {
+      msg = "a wait timed out (deadlock or lost notify)";
+      return PURLIN_ERR_TIMEOUT;
+    }
+    return PURLIN_SUCCESS;
+  }
+};
+} // namespace
+
+const rt::RuntimeTarget &datapath() {
+  static const HostDatapath kHost;
+  return kHost;
+}
+
+} // namespace host
+} // namespace purlin

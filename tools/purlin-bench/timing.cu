@@ -1,0 +1,146 @@
+// purlin-bench's timers (bench.h): eager calls or CUDA-graph replays,
+// measured with events on the launching stream.
+#include "bench.h"
+
+#include <algorithm>
+
+namespace bench {
+
+purlinArgs argsOf(Run &r) {
+  static void *streams[64];
+  streams[0] = r.s;
+  for (size_t g = 0; g < r.ss.size() && g < 64; ++g)
+    streams[g] = r.ss[g];
+  purlinArgs a = {};
+  a.dtype = (int)r.t;
+  a.op = (int)r.op;
+  a.scalars = r.scalars.data();
+  a.nscalars = (int)r.scalars.size();
+  a.buffers = r.bufs.data();
+  a.streams = streams;
+  return a;
+}
+
+namespace {
+/// The median of 5 timed replays of `ge` on `s`, in ms.
+float medianReplay(cudaGraphExec_t ge, cudaStream_t s) {
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  std::vector<float> v;
+  for (int k = 0; k < 5; ++k) {
+    CUDA_OK(cudaEventRecord(e0, s));
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaEventRecord(e1, s));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float x;
+    CUDA_OK(cudaEventElapsedTime(&x, e0, e1));
+    v.push_back(x);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+/// `body` (which enqueues `iters` calls on s) captured in one graph,
+/// warmed up, then timed as the median replay; in ms.
+float timeGraph(cudaStream_t s, int iters, int warm,
+                const std::function<void()> &body) {
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  body();
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  for (int i = 0; i < std::max(1, warm / std::max(1, iters)) + 1; ++i)
+    CUDA_OK(cudaGraphLaunch(ge, s));
+  const float ms = medianReplay(ge, s);
+  cudaGraphExecDestroy(ge);
+  cudaGraphDestroy(g);
+  return ms;
+}
+
+/// `warm()` untimed, then `body()` timed with events on s; in ms.
+float timeEager(cudaStream_t s, const std::function<void()> &warm,
+                const std::function<void()> &body) {
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  warm();
+  CUDA_OK(cudaEventRecord(e0, s));
+  body();
+  CUDA_OK(cudaEventRecord(e1, s));
+  CUDA_OK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ms;
+}
+} // namespace
+
+double timeCalls(Run &r, int iters, int warm, bool graph) {
+  purlinArgs a = argsOf(r);
+  auto calls = [&](int n) {
+    for (int i = 0; i < n; ++i)
+      PURLIN_OK(purlinLaunch(r.h, &a));
+  };
+  const float ms = graph ? timeGraph(r.s, iters, warm, [&] { calls(iters); })
+                         : timeEager(r.s, [&] { calls(warm); },
+                                     [&] { calls(iters); });
+  return ms * 1000.0 / iters;
+}
+
+double timeMulti(const std::vector<cudaStream_t> &ss,
+                 const std::vector<int> &devs,
+                 const std::function<void()> &launch, int iters, int warm,
+                 bool graph) {
+  int prev = 0;
+  CUDA_OK(cudaGetDevice(&prev));
+  const size_t G = ss.size();
+  std::vector<cudaEvent_t> ev(G); // per GPU, for fork/join
+  for (size_t g = 0; g < G; ++g) {
+    CUDA_OK(cudaSetDevice(devs[g]));
+    CUDA_OK(cudaEventCreateWithFlags(&ev[g], cudaEventDisableTiming));
+  }
+  CUDA_OK(cudaSetDevice(devs[0]));
+  auto fork = [&] {
+    CUDA_OK(cudaEventRecord(ev[0], ss[0]));
+    for (size_t g = 1; g < G; ++g)
+      CUDA_OK(cudaStreamWaitEvent(ss[g], ev[0], 0));
+  };
+  auto join = [&] {
+    for (size_t g = 1; g < G; ++g) {
+      CUDA_OK(cudaEventRecord(ev[g], ss[g]));
+      CUDA_OK(cudaStreamWaitEvent(ss[0], ev[g], 0));
+    }
+  };
+  auto calls = [&](int n) {
+    fork();
+    for (int i = 0; i < n; ++i)
+      launch();
+    join();
+  };
+  const float ms = graph ? timeGraph(ss[0], iters, warm, [&] { calls(iters); })
+                         : timeEager(ss[0], [&] { calls(warm); },
+                                     [&] { calls(iters); });
+  for (size_t g = 0; g < G; ++g) {
+    CUDA_OK(cudaSetDevice(devs[g]));
+    cudaEventDestroy(ev[g]);
+  }
+  CUDA_OK(cudaSetDevice(prev));
+  return ms * 1000.0 / iters;
+}
+
+double timeMemcpy(void *dst, const void *src, int64_t bytes, cudaStream_t s,
+                  int iters, int warm) {
+  auto copies = [&](int n) {
+    for (int i = 0; i < n; ++i)
+      CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+  };
+  const float ms = timeEager(s, [&] { copies(warm); }, [&] { copies(iters); });
+  return ms * 1000.0 / iters;
+}
+
+} // namespace bench
