@@ -26,5 +26,14 @@ check dialects "purlin/Passes/|purlin/Plan/|purlin/Frontend/|purlin/Pipeline|pur
 check compiler "$runtime|$atoms|$cuda"
 check atom-kernels "$mlir|$runtime"
 check runtime "$mlir"
+# The runtime's core is target-neutral: no CUDA, no atoms (a datapath plugs
+# in through runtime/core's Target.h); the CUDA runtime's C API files know
+# no datapath's atoms either (those live in runtime/cuda/<datapath>/).
+check runtime/core "$mlir|$cuda|$atoms"
+hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($atoms)" runtime/cuda/*.h runtime/cuda/*.cpp 2>/dev/null)
+if [ -n "$hits" ]; then
+  echo "$hits" | sed "s|^|datapath include in the CUDA runtime's core: |"
+  bad=1
+fi
 [ $bad -eq 0 ] && echo "layers: ok"
 exit $bad

@@ -7,6 +7,15 @@
 #                              the stand-ins of test/gpu/fixtures)
 # Env: OUT (logs folder, default build-gpu/logs), PURLIN_GPU_QUICK=1 (fewer
 # cases, no large sizes, short sweeps).
+#
+# The kernels of the element types and ops purlinc built ahead of time
+# (its --aot; default bf16, f16, f32 with sum) are compiled here; the GPU
+# tests compile every other pair they run first, in parallel, with NVRTC
+# (cached in PURLIN_CACHE_DIR, default ~/.cache/purlin: docs/runtime.md).
+# Generate with --aot=all to build every pair ahead of time, as before.
+# A collective with a concrete type or bound values (test/gpu/Inputs, or
+# purlinc --ranks/--dtype/--op/...) is tested with what it declares, and
+# the runtime's refusals of anything else.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GEN=${1:-gen}

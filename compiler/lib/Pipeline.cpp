@@ -50,6 +50,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   SnacEmitOptions emit;
   emit.target = o.target;
   emit.out = o.out;
+  emit.aot = o.aot;
   pm.addPass(createSnacEmit(emit, code));
 }
 

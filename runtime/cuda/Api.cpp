@@ -44,6 +44,8 @@ const char *purlinStatusString(purlinStatus s) {
   case PURLIN_ERR_TIMEOUT: return "timeout";
   case PURLIN_ERR_OUT_OF_MEMORY: return "out of memory";
   case PURLIN_ERR_BAD_COLLECTIVE: return "bad collective";
+  case PURLIN_ERR_NOT_READY: return "kernels not ready";
+  case PURLIN_ERR_COMPILE: return "first-use compile failed";
   }
   return "unknown status";
 }

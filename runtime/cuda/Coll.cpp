@@ -4,7 +4,10 @@
 // by the plans (or a plan's own) and signal memory per plan.
 #include "Internal.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 using namespace purlin;
 using namespace purlin::rt;
@@ -250,6 +253,51 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     return fail(PURLIN_ERR_TIMEOUT, "purlinCollCreate: " + err);
   comm->datapath = c->datapath;
   *out = c.release();
+  return ok();
+}
+
+purlinStatus purlinCollPrepare(purlinColl_t c, const int *dtypes, int ndtypes,
+                               const int *ops, int nops) {
+  if (!c || ndtypes < 0 || nops < 0 || (ndtypes && !dtypes) || (nops && !ops))
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCollPrepare: bad argument");
+  // The distinct (type, op) pairs the datapath is not ready for, checked
+  // as a launch checks them.
+  std::vector<std::pair<int, int>> todo;
+  for (int i = 0; i < ndtypes; ++i)
+    for (int j = 0; j < (nops > 0 ? nops : 1); ++j) {
+      int op = exec::kCopy;
+      if (purlinStatus st =
+              typeAndOp(c, dtypes[i], nops > 0 ? ops[j] : PURLIN_SUM, op))
+        return st;
+      const std::pair<int, int> pair(dtypes[i], op);
+      if (!c->datapath->ready(*c->info, pair.first, pair.second) &&
+          std::find(todo.begin(), todo.end(), pair) == todo.end())
+        todo.push_back(pair);
+    }
+  // Compiled in parallel, a few at a time (each compile is one thread).
+  std::vector<purlinStatus> st(todo.size(), PURLIN_SUCCESS);
+  std::vector<std::string> msg(todo.size());
+  DeviceGuard guard;
+  const int device = c->comm->devices[0];
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    cudaSetDevice(device); // the architecture compiled for
+    for (size_t k; (k = next++) < todo.size();)
+      st[k] = c->datapath->prepare(*c->info, todo[k].first, todo[k].second,
+                                   msg[k]);
+  };
+  const size_t nthreads =
+      std::min<size_t>(todo.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < nthreads; ++t)
+    threads.emplace_back(worker);
+  if (!todo.empty())
+    worker();
+  for (auto &t : threads)
+    t.join();
+  for (size_t k = 0; k < todo.size(); ++k)
+    if (st[k] != PURLIN_SUCCESS)
+      return fail(st[k], msg[k]);
   return ok();
 }
 

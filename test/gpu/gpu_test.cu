@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -447,6 +448,11 @@ void graphReplays(const Coll &c, int R, int64_t count, int replays) {
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   void *streams[1] = {s};
   purlinArgs a = {PURLIN_I32, PURLIN_SUM, &sc, 1, nullptr, 0, bufs.data(), streams};
+  // i32 with sum is not built ahead of time: its kernels must be ready
+  // before the capture.
+  const int i32 = PURLIN_I32, sum = PURLIN_SUM;
+  CHECK(purlinCollPrepare(h, &i32, 1, &sum, 1) == PURLIN_SUCCESS,
+        "prepare i32 sum: %s", purlinGetLastError());
   cudaGraph_t g;
   cudaGraphExec_t ge;
   CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -569,6 +575,74 @@ void errorTests(const Coll &c) {
     purlinCommDestroy(tc);
   }
   cudaFree(p);
+}
+
+/// First-use compilation (docs/runtime.md): a pair not built ahead of time
+/// (f64 with max) is refused inside a graph capture until it is prepared;
+/// purlinCollPrepare compiles it (or loads it from the disk cache); then
+/// the capture works and the replay is right.
+void jitTests(const Coll &c) {
+  const int t = PURLIN_F64, op = PURLIN_MAX;
+  if (!c.info->source || ((c.info->aot_dtypes >> t) & 1u) ||
+      ((c.info->aot_ops >> op) & 1u) || !c.hasOpParam || c.bound.dtype() >= 0)
+    return;
+  const int R = 2;
+  const int64_t n = 1024;
+  purlinColl_t h = collFor(c, R, n);
+  std::vector<double> hx(n);
+  std::vector<void *> bufs(2 * R);
+  for (int r = 0; r < R; ++r) {
+    for (int64_t i = 0; i < n; ++i)
+      hx[i] = (double)(i * (r + 1) % 97);
+    CUDA_OK(cudaMalloc(&bufs[2 * r], n * 8));
+    CUDA_OK(cudaMalloc(&bufs[2 * r + 1], n * 8));
+    CUDA_OK(cudaMemcpy(bufs[2 * r], hx.data(), n * 8, cudaMemcpyHostToDevice));
+  }
+  int64_t sc = n;
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void *streams[1] = {s};
+  purlinArgs a = {t, op, &sc, 1, nullptr, 0, bufs.data(), streams};
+  cudaGraph_t g;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  purlinStatus st = purlinLaunch(h, &a);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  cudaGraphDestroy(g);
+  CHECK(st == PURLIN_ERR_NOT_READY, "%s f64 max in a capture before prepare: %d",
+        c.name.c_str(), (int)st);
+  std::printf("  %s f64 max captured before prepare: %s\n", c.name.c_str(),
+              purlinGetLastError());
+  const auto t0 = std::chrono::steady_clock::now();
+  st = purlinCollPrepare(h, &t, 1, &op, 1);
+  const double secs = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - t0).count();
+  CHECK(st == PURLIN_SUCCESS, "%s prepare f64 max: %s", c.name.c_str(),
+        purlinGetLastError());
+  std::printf("  %s f64 max prepared in %.1f s (compiled, or from the disk "
+              "cache)\n", c.name.c_str(), secs);
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  st = purlinLaunch(h, &a);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CHECK(st == PURLIN_SUCCESS, "%s f64 max in a capture after prepare: %s",
+        c.name.c_str(), purlinGetLastError());
+  if (st == PURLIN_SUCCESS) {
+    cudaGraphExec_t ge;
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    std::vector<double> y(n);
+    CUDA_OK(cudaMemcpy(y.data(), bufs[1], n * 8, cudaMemcpyDeviceToHost));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i)
+      wrong += y[i] != (double)std::max(i % 97, i * 2 % 97);
+    CHECK(wrong == 0 && purlinCommCheck(commFor(R)) == PURLIN_SUCCESS,
+          "%s f64 max replay: %lld wrong", c.name.c_str(), (long long)wrong);
+    cudaGraphExecDestroy(ge);
+  }
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  for (void *p : bufs)
+    cudaFree(p);
 }
 
 /// A launch that differs from a value the collective was compiled with is
@@ -847,6 +921,9 @@ int main(int argc, char **argv) {
       colls.push_back(c);
   }
   std::printf("purlin-gpu-test: %d collectives\n", (int)colls.size());
+  for (const Coll &c : colls)
+    if (c.name == "all_reduce" && !gOpt.spread)
+      jitTests(c);
   uint64_t seed = 1;
   for (const Coll &c : colls) {
     int before = gFailed, pbefore = gPassed;
@@ -867,6 +944,24 @@ int main(int argc, char **argv) {
       ops = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max, RedOp::Avg};
     else if (c.reduces)
       ops = {c.fixedOp};
+    // The kernels of the pairs purlinc did not build ahead of time:
+    // compiled now, in parallel (or read from the disk cache), rather than
+    // one at a time at their first launches.
+    {
+      std::vector<int> ts, os;
+      for (DType t : types)
+        ts.push_back((int)t);
+      for (RedOp o : ops)
+        os.push_back((int)o);
+      const auto t0 = std::chrono::steady_clock::now();
+      CHECK(purlinCollPrepare(collFor(c, Rs[0], 1), ts.data(), (int)ts.size(),
+                              os.data(), (int)os.size()) == PURLIN_SUCCESS,
+            "%s: purlinCollPrepare: %s", c.name.c_str(), purlinGetLastError());
+      std::printf("  %s: kernels of %zu types x %zu ops ready in %.1f s\n",
+                  c.name.c_str(), ts.size(), os.size(),
+                  std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - t0).count());
+    }
     for (int R : Rs)
       for (size_t ti = 0; ti < types.size(); ++ti) {
         const DType t = types[ti];

@@ -268,7 +268,7 @@ template <bool Flagged> struct HandPush : Keeps {
 template <class P>
 int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream) {
   return purlin::sm::launch(
-      (const void *)purlin::sm::planKernel<purlin::sm::ElemBF16, P>, S, first,
+      (const void *)purlin::sm::planKernel<purlin::sm::ElemBF16, purlin::sm::kAllOps, P>, S, first,
       n, stream);
 }
 int64_t layout(Shared *S) {

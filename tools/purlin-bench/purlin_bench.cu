@@ -222,6 +222,10 @@ int main(int argc, char **argv) {
             std::to_string(p.kind == ParamKind::Count ? maxC : R - 1);
   purlinColl_t h;
   PURLIN_OK(purlinCollCreate(&h, comm, info, mp.c_str()));
+  // Kernels not built ahead of time are compiled now, not in a timed call
+  // or a graph capture.
+  const int tInt = (int)t, opInt = (int)op;
+  PURLIN_OK(purlinCollPrepare(h, &tInt, 1, &opInt, 1));
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   if (o.nccl) {

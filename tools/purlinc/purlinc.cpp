@@ -20,6 +20,7 @@ Examples:
   purlinc examples/all_reduce.purlin --emit=plan --strategy=staged --chunks=4
   purlinc examples/all_reduce.purlin --emit=cuda --target=sm_90
   purlinc examples/all_reduce.purlin --target=host -o gen/host   compile
+  purlinc examples/all_reduce.purlin --target=sm_90 --aot=f32,i32:sum,max -o gen
   purlinc examples/all_reduce.purlin --emit=snac --dump-stages stages/
 
 Parameters left unbound stay symbolic: the collective is then verified under
@@ -46,7 +47,8 @@ int main(int argc, char **argv) {
   int64_t ranks = 0, count = 0, root = 0;
   // Pipeline options through plain variables (CLI11 binds those), starting
   // from the passes' defaults.
-  std::string target = opts.pipeline.target, strategy = opts.pipeline.strategy;
+  std::string target = opts.pipeline.target, strategy = opts.pipeline.strategy,
+              aot = opts.pipeline.aot;
   int lanes = opts.pipeline.lanes, chunks = opts.pipeline.chunks;
   int64_t smallBytes = opts.pipeline.smallBytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
@@ -76,6 +78,12 @@ int main(int argc, char **argv) {
       "compile for " + purlin::targetNames() +
           ": with -o DIR (and no --emit) writes DIR/NAME.purlin.{cpp|cu,h} "
           "and DIR/registry.cpp");
+  app.add_option("--aot", aot,
+                 "GPU targets: the element types and ops whose kernels are "
+                 "built ahead of time: TYPES[:OPS] (e.g. bf16,f32:sum,max; "
+                 "OPS default sum) or all; default: what the source binds, "
+                 "else bf16,f16,f32:sum. The runtime compiles the other "
+                 "pairs at first use (NVRTC)");
   app.add_option("--strategy", strategy,
                  "SNAC strategy: auto (default: the size chooser), " +
                      purlin::strategyList());
@@ -101,6 +109,7 @@ int main(int argc, char **argv) {
   if (*rootOpt)
     bind.root = root;
   opts.pipeline.target = target;
+  opts.pipeline.aot = aot;
   opts.pipeline.strategy = strategy;
   opts.pipeline.lanes = lanes;
   opts.pipeline.chunks = chunks;

@@ -26,6 +26,7 @@ enum DTypeId : int {
 #define PURLIN_X(E, name, bytes) k##E,
   PURLIN_DTYPES(PURLIN_X)
 #undef PURLIN_X
+  kNumDTypeIds
 };
 
 // Elem concept: Raw (stored type), Acc (accumulator), kCanReduce,
@@ -92,19 +93,92 @@ using ElemU8 = ElemInt<uint8_t>;
 using ElemI32 = ElemInt<int32_t>;
 using ElemI64 = ElemInt<int64_t>;
 
+/// The unsigned integer of N bytes (no <type_traits>: NVRTC compiles
+/// these headers too).
+template <int N> struct UIntOfSize { using type = uint64_t; };
+template <> struct UIntOfSize<1> { using type = uint8_t; };
+template <> struct UIntOfSize<2> { using type = uint16_t; };
+template <> struct UIntOfSize<4> { using type = uint32_t; };
+
 /// Copy-only element of N bytes (collectives without reductions).
 template <int N> struct ElemBytes {
-  using Raw = typename std::conditional<
-      N == 1, uint8_t,
-      typename std::conditional<
-          N == 2, uint16_t,
-          typename std::conditional<N == 4, uint32_t, uint64_t>::type>::type>::
-      type;
+  using Raw = typename UIntOfSize<N>::type;
   using Acc = Raw;
   static constexpr bool kCanReduce = false, kInt = true;
   static __device__ __forceinline__ Acc widen(Raw r) { return r; }
   static __device__ __forceinline__ Raw narrow(Acc a) { return a; }
 };
+
+/// The element of type id T (Numbering.h): its own when the kernel
+/// reduces, else the copy-only element of its size.
+template <int T, bool Reduces> struct ElemFor;
+#define PURLIN_X(E, name, bytes)                                               \
+  template <> struct ElemFor<k##E, false> { using type = ElemBytes<bytes>; };
+PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
+template <> struct ElemFor<kF32, true> { using type = ElemF32; };
+template <> struct ElemFor<kF16, true> { using type = ElemF16; };
+template <> struct ElemFor<kBF16, true> { using type = ElemBF16; };
+template <> struct ElemFor<kF8E4M3, true> { using type = ElemF8E4M3; };
+template <> struct ElemFor<kF8E5M2, true> { using type = ElemF8E5M2; };
+template <> struct ElemFor<kI8, true> { using type = ElemI8; };
+template <> struct ElemFor<kU8, true> { using type = ElemU8; };
+template <> struct ElemFor<kI32, true> { using type = ElemI32; };
+template <> struct ElemFor<kI64, true> { using type = ElemI64; };
+template <> struct ElemFor<kF64, true> { using type = ElemF64; };
+
+/// Which ops a kernel is built for: bit op of a mask (exec::Op numbering).
+/// A kernel built ahead of time holds the pairs purlinc was asked for; one
+/// compiled at first use holds the launch's op; every kernel holds copy.
+constexpr uint32_t kAllOps = (1u << (exec::kAvg + 1)) - 1;
+__host__ __device__ constexpr bool hasOp(uint32_t ops, int op) {
+  return (ops >> op) & 1u;
+}
+template <int OP> struct OpConst {
+  static constexpr int value = OP;
+};
+
+/// Calls f(OpConst<OP>()) for the reduction `op` when the kernel is built
+/// for it (OPS) and E reduces; false (nothing done) otherwise. The one
+/// dispatch of a launch's op to the moves' templates.
+template <class E, uint32_t OPS, class F>
+__device__ __forceinline__ bool withReduction(int op, F &&f) {
+  if constexpr (E::kCanReduce) {
+    switch (op) {
+    case exec::kSum:
+      if constexpr (hasOp(OPS, exec::kSum)) {
+        f(OpConst<exec::kSum>());
+        return true;
+      }
+      break;
+    case exec::kProd:
+      if constexpr (hasOp(OPS, exec::kProd)) {
+        f(OpConst<exec::kProd>());
+        return true;
+      }
+      break;
+    case exec::kMin:
+      if constexpr (hasOp(OPS, exec::kMin)) {
+        f(OpConst<exec::kMin>());
+        return true;
+      }
+      break;
+    case exec::kMax:
+      if constexpr (hasOp(OPS, exec::kMax)) {
+        f(OpConst<exec::kMax>());
+        return true;
+      }
+      break;
+    case exec::kAvg:
+      if constexpr (hasOp(OPS, exec::kAvg)) {
+        f(OpConst<exec::kAvg>());
+        return true;
+      }
+      break;
+    }
+  }
+  return false;
+}
 
 /// acc = op(acc, x), in the contract's form.
 template <class E, int OP>

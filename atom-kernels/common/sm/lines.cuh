@@ -188,8 +188,9 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
 }
 
 /// The flagged move with its op dispatched (a copy, or one contribution,
-/// takes the copy path). `ok` false: the op cannot run on this element type.
-template <class E>
+/// takes the copy path). `ok` false: the op cannot run in this kernel (a
+/// copy-only instantiation, or an op it is not built for).
+template <class E, uint32_t OPS>
 __device__ __forceinline__ bool moveLines(const exec::Move &m, int64_t a,
                                           int64_t b, int tid, int nthr,
                                           uint32_t flag, uint64_t timeout,
@@ -197,22 +198,12 @@ __device__ __forceinline__ bool moveLines(const exec::Move &m, int64_t a,
   ok = true;
   if (m.op == exec::kCopy || m.nsrc == 1 || m.ll == exec::kLinesDst)
     return moveLinesOp<E, exec::kCopy>(m, a, b, tid, nthr, flag, timeout);
-  if constexpr (E::kCanReduce) {
-    switch (m.op) {
-    case exec::kSum:
-      return moveLinesOp<E, exec::kSum>(m, a, b, tid, nthr, flag, timeout);
-    case exec::kProd:
-      return moveLinesOp<E, exec::kProd>(m, a, b, tid, nthr, flag, timeout);
-    case exec::kMin:
-      return moveLinesOp<E, exec::kMin>(m, a, b, tid, nthr, flag, timeout);
-    case exec::kMax:
-      return moveLinesOp<E, exec::kMax>(m, a, b, tid, nthr, flag, timeout);
-    case exec::kAvg:
-      return moveLinesOp<E, exec::kAvg>(m, a, b, tid, nthr, flag, timeout);
-    }
-  }
-  ok = false;
-  return true;
+  bool arrived = true;
+  ok = withReduction<E, OPS>(m.op, [&](auto o) {
+    arrived = moveLinesOp<E, decltype(o)::value>(m, a, b, tid, nthr, flag,
+                                                 timeout);
+  });
+  return arrived;
 }
 
 } // namespace sm

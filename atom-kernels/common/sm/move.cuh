@@ -356,8 +356,9 @@ constexpr int64_t kRegBytes = 64 * 1024, kRegScalarBytes = 4096;
 /// A register move (exec's moveVec contract): `bytes` from src[i] + soff
 /// (i < ns) to dst[i] + doff (i < nd), pointers in registers, inlined into
 /// the kernel: whole 16-byte vectors where every pointer is aligned, the
-/// rest element by element. False (nothing done) for larger moves.
-template <class E>
+/// rest element by element. False (nothing done) for larger moves, and for
+/// an op the kernel is not built for (OPS).
+template <class E, uint32_t OPS>
 __device__ __forceinline__ bool moveVec(const char *const *src, int ns,
                                         char *const *dst, int nd,
                                         int64_t soff, int64_t doff,
@@ -384,33 +385,17 @@ __device__ __forceinline__ bool moveVec(const char *const *src, int ns,
     regLoop<E, exec::kCopy>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
     return true;
   }
-  if constexpr (E::kCanReduce) {
-    switch (op) {
-    case exec::kSum:
-      regLoop<E, exec::kSum>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
-      return true;
-    case exec::kProd:
-      regLoop<E, exec::kProd>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
-      return true;
-    case exec::kMin:
-      regLoop<E, exec::kMin>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
-      return true;
-    case exec::kMax:
-      regLoop<E, exec::kMax>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
-      return true;
-    case exec::kAvg:
-      regLoop<E, exec::kAvg>(src, dst, ns, nd, soff, doff, nvec, ntail, tid, nthr);
-      return true;
-    }
-  }
-  return false;
+  return withReduction<E, OPS>(op, [&](auto o) {
+    regLoop<E, decltype(o)::value>(src, dst, ns, nd, soff, doff, nvec, ntail,
+                                   tid, nthr);
+  });
 }
 
 /// The small-message path, inlined into the kernel: names [a, b) of a
 /// one-dimensional box, contiguous (or flat) on both sides, at most
 /// kFastPtrs sources and destinations, as a register move (moveVec).
 /// Returns false (nothing done) for any other move.
-template <class E>
+template <class E, uint32_t OPS>
 __device__ __forceinline__ bool moveInline(const exec::Move &m, int64_t a,
                                            int64_t b, int tid, int nthr) {
   using Raw = typename E::Raw;
@@ -427,41 +412,25 @@ __device__ __forceinline__ bool moveInline(const exec::Move &m, int64_t a,
     src[i] = i < ns ? m.src[i] : nullptr;
     dst[i] = i < nd ? m.dst[i] : nullptr;
   }
-  return moveVec<E>(src, ns, dst, nd, (m.srcFlat ? a : x.sbase + a) * es,
-                    (m.dstFlat ? a : x.dbase + a) * es, (b - a) * es, m.op,
-                    tid, nthr);
+  return moveVec<E, OPS>(src, ns, dst, nd, (m.srcFlat ? a : x.sbase + a) * es,
+                         (m.dstFlat ? a : x.dbase + a) * es, (b - a) * es,
+                         m.op, tid, nthr);
 }
 
 /// The move with the op dispatched: a copy (or a single contribution,
 /// which every op leaves as it is) takes the copy path. Returns false when
-/// the op cannot run on this element type (copy-only instantiations).
-template <class E>
+/// the op cannot run in this kernel (a copy-only instantiation, or an op
+/// it is not built for).
+template <class E, uint32_t OPS>
 __device__ __noinline__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
                      int nthr) {
   if (m.op == exec::kCopy || m.nsrc == 1) {
     moveBox<E, exec::kCopy>(m, a, b, tid, nthr);
     return true;
   }
-  if constexpr (E::kCanReduce) {
-    switch (m.op) {
-    case exec::kSum:
-      moveBox<E, exec::kSum>(m, a, b, tid, nthr);
-      return true;
-    case exec::kProd:
-      moveBox<E, exec::kProd>(m, a, b, tid, nthr);
-      return true;
-    case exec::kMin:
-      moveBox<E, exec::kMin>(m, a, b, tid, nthr);
-      return true;
-    case exec::kMax:
-      moveBox<E, exec::kMax>(m, a, b, tid, nthr);
-      return true;
-    case exec::kAvg:
-      moveBox<E, exec::kAvg>(m, a, b, tid, nthr);
-      return true;
-    }
-  }
-  return false;
+  return withReduction<E, OPS>(m.op, [&](auto o) {
+    moveBox<E, decltype(o)::value>(m, a, b, tid, nthr);
+  });
 }
 
 } // namespace sm

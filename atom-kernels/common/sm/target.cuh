@@ -5,11 +5,17 @@
 // A generation's header (sm80/target.cuh, ...) defines
 //   PURLIN_TARGET_NAME and PURLIN_SM_THREADS (threads per lane)
 // and includes this file.
+//
+// Which kernels exist: the generated code names the element types and ops
+// built ahead of time (kAotDtypes, kAotOps: purlinc --aot) and the ops its
+// clauses fix (kClauseOps); the entry launches those. The CUDA runtime
+// compiles the other pairs at first use (NVRTC, runtime/cuda/sm): then
+// this header is compiled with __CUDACC_RTC__, PURLIN_JIT_DTYPE is the
+// pair's element type, kAotOps its op, and PURLIN_PLAN_ENTRY defines one
+// extern "C" kernel per plan, purlin_jit_NAME, instead of the entry.
 #pragma once
 
-#include <cuda_runtime.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "purlin/spec/Entry.h"
 #include "purlin/spec/Exec.h"
@@ -18,6 +24,9 @@
 #include "common/sm/lines.cuh"
 #include "common/sm/move.cuh"
 #include "common/sm/sync.cuh"
+#ifndef __CUDACC_RTC__
+#include "common/sm/launch.h"
+#endif
 
 #ifndef PURLIN_SM_THREADS
 #define PURLIN_SM_THREADS 512
@@ -28,8 +37,8 @@ namespace sm {
 
 constexpr int kThreads = PURLIN_SM_THREADS;
 /// One lane (thread block) of one rank. Element type E; the op comes with
-/// each move (the launch's op, or the clause's).
-template <class E> class Target {
+/// each move (the launch's op, or the clause's), one of those in OPS.
+template <class E, uint32_t OPS> class Target {
 public:
   /// `syncs`: some notify or wait of the plan runs in this launch. Only
   /// then is the aux word read (at kernel start, where its latency hides);
@@ -85,24 +94,24 @@ public:
                        int nthr) {
     if (m.ll != exec::kLinesNone) {
       bool ok;
-      const bool arrived = sm::moveLines<E>(m, a, b, tid, nthr, (uint32_t)epoch_,
+      const bool arrived = sm::moveLines<E, OPS>(m, a, b, tid, nthr, (uint32_t)epoch_,
                                             aux_[1] ? aux_[1] : kDefaultTimeoutNs, ok);
       if (!ok)
-        __trap(); // a reduction in a copy-only instantiation: a purlinc bug
+        __trap(); // an op this kernel is not built for: a purlinc or runtime bug
       return arrived;
     }
     // Small contiguous moves inline (no call layers to fetch); the rest
     // through the general datapath.
-    if (sm::moveInline<E>(m, a, b, tid, nthr))
+    if (sm::moveInline<E, OPS>(m, a, b, tid, nthr))
       return true;
-    if (!sm::move<E>(m, a, b, tid, nthr))
-      __trap(); // a reduction in a copy-only instantiation: a purlinc bug
+    if (!sm::move<E, OPS>(m, a, b, tid, nthr))
+      __trap(); // an op this kernel is not built for: a purlinc or runtime bug
     return true;
   }
   __device__ bool moveVec(const char *const *src, int nsrc, char *const *dst,
                           int ndst, int64_t soff, int64_t doff, int64_t bytes,
                           int op, int tid, int nthr) {
-    return sm::moveVec<E>(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
+    return sm::moveVec<E, OPS>(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
                           nthr);
   }
   __device__ int64_t vecElems() const {
@@ -134,127 +143,94 @@ __device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
   return epoch;
 }
 
-/// Launches `kernel(S, first)` on grid (S.L, n): every block of it must be
-/// resident at once (ranks of one GPU wait on each other), so the launch is
-/// cooperative, which fails instead of deadlocking when they do not fit.
-/// Works under stream capture.
-/// PURLIN_COOPERATIVE=0 launches plainly after an occupancy check instead
-/// (for measuring what the cooperative launch costs).
-inline bool cooperativeLaunch() {
-  static const bool on = [] {
-    const char *e = getenv("PURLIN_COOPERATIVE");
-    return !(e && e[0] == '0');
-  }();
-  return on;
-}
-
-/// Threads per lane: kThreads, or PURLIN_LANE_THREADS (a multiple of 32 up
-/// to kThreads; for measuring what the lane's size costs at small sizes).
-inline int laneThreads() {
-  static const int n = [] {
-    const char *e = getenv("PURLIN_LANE_THREADS");
-    const int v = e ? atoi(e) : 0;
-    return v >= 32 && v <= kThreads && v % 32 == 0 ? v : kThreads;
-  }();
-  return n;
-}
-
-inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream) {
-  if (n <= 0 || S->L <= 0)
-    return (int)cudaSuccess;
-  if (!cooperativeLaunch()) {
-    int dev = 0, sms = 0, per = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, laneThreads(), 0);
-    if ((int64_t)per * sms < (int64_t)S->L * n)
-      return (int)cudaErrorCooperativeLaunchTooLarge;
-  }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
-  cfg.blockDim = dim3(laneThreads(), 1, 1);
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = (cudaStream_t)stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeCooperative;
-  attr[0].val.cooperative = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = cooperativeLaunch() ? 1 : 0;
-  void *args[] = {(void *)S, (void *)&first};
-  return (int)cudaLaunchKernelExC(&cfg, kernel, args);
-}
-
-/// The kernel for element type E and plan function Plan::run. Epochs are
-/// kept unless every rank runs in this launch and the plan's only syncs are
-/// boundary syncs (all skipped then: no signal word is read or written).
-template <class E, class Plan>
-__global__ void __launch_bounds__(kThreads)
-    planKernel(const __grid_constant__ exec::Shared S, int first) {
+/// The body of the kernel for element type E, ops OPS and plan function
+/// Plan::run. Epochs are kept unless every rank runs in this launch and the
+/// plan's only syncs are boundary syncs (all skipped then: no signal word is
+/// read or written).
+template <class E, uint32_t OPS, class Plan>
+__device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
-  Target<E> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
+  Target<E, OPS> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
   Plan::run(t);
 }
 
-/// Kernel for a dtype (DType.h numbering): every type when the plan
-/// reduces, else one instantiation per element size. Null when unknown.
-template <class Plan, bool Reduces> const void *kernelFor(int dtype) {
-  if constexpr (Reduces) {
-    switch (dtype) {
-    case kF32: return (const void *)planKernel<ElemF32, Plan>;
-    case kF16: return (const void *)planKernel<ElemF16, Plan>;
-    case kBF16: return (const void *)planKernel<ElemBF16, Plan>;
-    case kF8E4M3: return (const void *)planKernel<ElemF8E4M3, Plan>;
-    case kF8E5M2: return (const void *)planKernel<ElemF8E5M2, Plan>;
-    case kI8: return (const void *)planKernel<ElemI8, Plan>;
-    case kU8: return (const void *)planKernel<ElemU8, Plan>;
-    case kI32: return (const void *)planKernel<ElemI32, Plan>;
-    case kI64: return (const void *)planKernel<ElemI64, Plan>;
-    case kF64: return (const void *)planKernel<ElemF64, Plan>;
-    }
-  } else {
-    switch (dtype) {
-    case kF8E4M3: case kF8E5M2: case kI8: case kU8:
-      return (const void *)planKernel<ElemBytes<1>, Plan>;
-    case kF16: case kBF16:
-      return (const void *)planKernel<ElemBytes<2>, Plan>;
-    case kF32: case kI32:
-      return (const void *)planKernel<ElemBytes<4>, Plan>;
-    case kI64: case kF64:
-      return (const void *)planKernel<ElemBytes<8>, Plan>;
-    }
-  }
-  return nullptr;
+template <class E, uint32_t OPS, class Plan>
+__global__ void __launch_bounds__(kThreads)
+    planKernel(const __grid_constant__ exec::Shared S, int first) {
+  runPlan<E, OPS, Plan>(S, first);
 }
 
-template <class Plan, bool Reduces>
+#ifndef __CUDACC_RTC__
+/// Launches a kernel of this target with kThreads per lane (or fewer:
+/// PURLIN_LANE_THREADS; launch.h).
+inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
+                  void *stream) {
+  return launchPlan(kernel, S, first, n, stream, laneThreads(kThreads));
+}
+
+/// The kernel for a dtype (Numbering.h) among those built ahead of time
+/// (DTYPES): its own element type when the plan reduces, else the copy-only
+/// element of its size. Null when it is not built.
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS, int T = 0>
+const void *kernelFor(int dtype) {
+  if constexpr (T == kNumDTypeIds) {
+    (void)dtype;
+    return nullptr;
+  } else {
+    if constexpr ((DTYPES >> T) & 1u)
+      if (dtype == T)
+        return (const void *)planKernel<typename ElemFor<T, Reduces>::type,
+                                        OPS, Plan>;
+    return kernelFor<Plan, Reduces, DTYPES, OPS, T + 1>(dtype);
+  }
+}
+
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
           void *stream) {
-  (void)op; // carried in S->op; moves dispatch on it
-  const void *k = kernelFor<Plan, Reduces>(dtype);
-  if (!k)
-    return (int)cudaErrorInvalidValue;
+  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS>(dtype);
+  if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
+    return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
   return launch(k, S, first, n, stream);
 }
+#endif
 
 } // namespace sm
 } // namespace purlin
 
 // PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES[, INNER_SYNCS]]): entry_NAME for
-// plan function FN (a template over the target). REDUCES 0: a copy-only
-// collective, kernels by element size alone. INNER_SYNCS 0: every notify
-// and wait of the plan is a boundary sync. Defaults 1.
-#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
+// plan function FN (a template over the target), launching the kernels
+// built ahead of time (the generated code's kAotDtypes, kAotOps and
+// kClauseOps). REDUCES 0: a copy-only collective, kernels by element size
+// alone. INNER_SYNCS 0: every notify and wait of the plan is a boundary
+// sync. Defaults 1. Compiled at first use (NVRTC), it defines the kernel
+// purlin_jit_NAME for PURLIN_JIT_DTYPE instead.
+#define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                  \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
-  };                                                                           \
+  };
+#ifdef __CUDACC_RTC__
+#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
+  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
+  extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
+      purlin_jit_##NAME(const __grid_constant__ ::purlin::exec::Shared S,      \
+                        int first) {                                           \
+    ::purlin::sm::runPlan<                                                     \
+        typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
+        kAotOps | kClauseOps, PlanFn_##NAME>(S, first);                        \
+  }
+#else
+#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
+  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
                           int dtype, int op, void *stream) {                   \
-    return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0>(                 \
-        S, first, n, dtype, op, stream);                                       \
+    return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0, kAotDtypes,      \
+                               kAotOps | kClauseOps>(S, first, n, dtype, op,   \
+                                                     stream);                  \
   }
+#endif
 #define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
   PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, 1)
 #define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_4(NAME, FN, 1, 1)

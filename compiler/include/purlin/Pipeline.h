@@ -89,6 +89,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> target{
       *this, "target", llvm::cl::desc("purlin-emit: a row of the target table"),
       llvm::cl::init(SnacEmitOptions().target)};
+  Option<std::string> aot{
+      *this, "aot",
+      llvm::cl::desc("purlin-emit: kernels built ahead of time (TYPES[:OPS], "
+                     "all)"),
+      llvm::cl::init(SnacEmitOptions().aot)};
   Option<std::string> out{
       *this, "out",
       llvm::cl::desc("purlin-emit: the folder to write ('-': print the "

@@ -104,7 +104,9 @@ struct SnacEmitPass : impl::SnacEmitBase<SnacEmitPass> {
         return signalPassFailure();
       }
       std::string source, header;
-      if (!emitCode(c, plans, target, source, header, error)) {
+      AotSet aotPairs;
+      if (!aotSet(c, aot, aotPairs, error) ||
+          !emitCode(c, plans, target, aotPairs, source, header, error)) {
         coll.emitError(error);
         return signalPassFailure();
       }

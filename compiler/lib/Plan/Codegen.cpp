@@ -8,6 +8,7 @@
 
 #include "purlin/spec/Exec.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace purlin {
@@ -206,9 +207,149 @@ struct Emitter {
 };
 } // namespace
 
+namespace {
+/// The ops the collective's clauses fix (bits), copy included: every
+/// kernel needs them.
+uint32_t clauseOps(const Collective &c) {
+  uint32_t ops = 1u << (int)RedOp::Copy;
+  for (auto &cl : c.clauses)
+    if (cl.opParam.empty())
+      ops |= 1u << (int)cl.op;
+  return ops;
+}
+bool reducesByParam(const Collective &c) {
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Op)
+      return true;
+  return false;
+}
+bool isCopyOnly(const Collective &c) {
+  for (auto &cl : c.clauses)
+    if (cl.op != RedOp::Copy || !cl.opParam.empty())
+      return false;
+  return true;
+}
+std::string hexMask(uint32_t m) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%xu", m);
+  return b;
+}
+} // namespace
+
+bool aotSet(const Collective &c, const std::string &spec, AotSet &out,
+            std::string &error) {
+  // What the collective can take: its concrete or bound type, its bound op.
+  uint32_t canTypes = (1u << kNumDTypes) - 1, canOps = 0;
+  for (int o = 1; o < kNumRedOps; ++o)
+    canOps |= 1u << o;
+  Binding b;
+  std::string err;
+  applyBoundParams(c, b, err);
+  for (auto &p : c.params) {
+    if (p.kind == ParamKind::Type && !p.bound.empty())
+      canTypes = 1u << (int)b.dtype;
+    if (p.kind == ParamKind::Op && !p.bound.empty())
+      canOps = 1u << (int)b.redop;
+  }
+  for (auto &buf : c.buffers) {
+    DType t;
+    if (parseDType(buf.dtype, t))
+      canTypes = 1u << (int)t;
+  }
+  uint32_t types = 0, ops = 0;
+  auto list = [&](const std::string &text, bool isType, uint32_t &mask) {
+    size_t i = 0;
+    while (i <= text.size()) {
+      size_t j = text.find(',', i);
+      if (j == std::string::npos)
+        j = text.size();
+      const std::string w = text.substr(i, j - i);
+      i = j + 1;
+      if (w.empty())
+        continue;
+      DType t;
+      RedOp o;
+      if (isType && parseDType(w, t))
+        mask |= 1u << (int)t;
+      else if (!isType && parseRedOp(w, o) && o != RedOp::Copy)
+        mask |= 1u << (int)o;
+      else {
+        error = std::string("--aot: unknown ") + (isType ? "element type" : "op") +
+                " '" + w + "'";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (spec.empty()) {
+    types = canTypes == (1u << kNumDTypes) - 1
+                ? (1u << (int)DType::BF16) | (1u << (int)DType::F16) |
+                      (1u << (int)DType::F32)
+                : canTypes;
+    const bool boundOp = (canOps & (canOps - 1)) == 0;
+    ops = boundOp ? canOps : 1u << (int)RedOp::Sum;
+  } else if (spec == "all") {
+    types = canTypes;
+    ops = canOps;
+  } else {
+    const size_t colon = spec.find(':');
+    if (!list(spec.substr(0, colon), true, types) ||
+        !list(colon == std::string::npos ? "sum" : spec.substr(colon + 1),
+              false, ops))
+      return false;
+    if (!(types & canTypes)) {
+      error = "--aot: collective '" + c.name + "' takes " +
+              dtypeName((DType)__builtin_ctz(canTypes)) +
+              " only, which '" + spec + "' does not name";
+      return false;
+    }
+    if (reducesByParam(c) && !(ops & canOps)) {
+      error = "--aot: collective '" + c.name + "' is bound to " +
+              redOpName((RedOp)__builtin_ctz(canOps)) + ", which '" + spec +
+              "' does not name";
+      return false;
+    }
+    types &= canTypes;
+    ops &= canOps;
+  }
+  // Copy-only kernels are per element size: name every type they serve.
+  if (isCopyOnly(c)) {
+    uint32_t all = 0;
+    for (int t = 0; t < kNumDTypes; ++t)
+      for (int u = 0; u < kNumDTypes; ++u)
+        if ((types >> u & 1u) && dtypeSize((DType)t) == dtypeSize((DType)u))
+          all |= 1u << t;
+    types = all;
+  }
+  out.dtypes = types;
+  out.ops = (reducesByParam(c) ? ops : 0) | clauseOps(c);
+  return true;
+}
+
+std::string aotText(const Collective &c, const AotSet &aot) {
+  std::string types, ops;
+  for (int t = 0; t < kNumDTypes; ++t)
+    if (aot.dtypes >> t & 1u)
+      types += std::string(types.empty() ? "" : ", ") + dtypeName((DType)t);
+  if (isCopyOnly(c))
+    return types + " (copy)";
+  for (int o = 1; o < kNumRedOps; ++o)
+    if (aot.ops >> o & 1u)
+      ops += std::string(ops.empty() ? "" : ", ") + redOpName((RedOp)o);
+  return types + " with " + ops;
+}
+
 bool emitCode(const Collective &c, const std::vector<Plan> &plans,
               const std::string &target, std::string &source,
               std::string &header, std::string &error) {
+  AotSet aot;
+  return aotSet(c, "", aot, error) &&
+         emitCode(c, plans, target, aot, source, header, error);
+}
+
+bool emitCode(const Collective &c, const std::vector<Plan> &plans,
+              const std::string &target, const AotSet &aot,
+              std::string &source, std::string &header, std::string &error) {
   const TargetInfo *ti = findTarget(target);
   if (!ti) {
     error = "unknown target '" + target + "' (" + targetNames() + ")";
@@ -226,11 +367,10 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
   for (auto &cl : c.clauses)
     reduces |= cl.op != RedOp::Copy || !cl.opParam.empty();
   std::ostringstream &os = e.os;
-  os << "// " << c.name << ".purlin." << ti->ext << " -- generated by purlinc --target="
-     << target << "; do not edit.\n"
-     << "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n#include \"" << ti->header
-     << "\"\n#include \"" << c.name << ".purlin.h\"\n\n"
-     << "namespace " << ns << " {\nusing namespace purlin::exec;\n\n";
+  // The plans' code (tables, clauses, plans, entries): compiled here, and
+  // for a GPU target kept as text too, for the runtime's first-use compiler.
+  os << "// The ops the clauses fix (and copy): every kernel is built for them.\n"
+     << "constexpr uint32_t kClauseOps = " << hexMask(clauseOps(c)) << ";\n\n";
   e.tables();
   for (size_t k = 0; k < c.clauses.size(); ++k)
     e.clause(k);
@@ -247,6 +387,19 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
        << (inner ? 1 : 0) << ")\n";
   }
+  const std::string body = os.str();
+  os.str("");
+  os << "// " << c.name << ".purlin." << ti->ext << " -- generated by purlinc --target="
+     << target << "; do not edit.\n"
+     << "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n#include \"" << ti->header
+     << "\"\n#include \"" << c.name << ".purlin.h\"\n\n"
+     << "namespace " << ns << " {\nusing namespace purlin::exec;\n\n";
+  if (ti->gpu())
+    os << "// Kernels built ahead of time (purlinc --aot): " << aotText(c, aot)
+       << ".\n// The runtime compiles the other pairs at first use from kSource.\n"
+       << "constexpr uint32_t kAotDtypes = " << hexMask(aot.dtypes)
+       << ", kAotOps = " << hexMask(aot.ops) << ";\n\n";
+  os << body;
   os << "\nstatic const purlin_plan_info kPlans[] = {\n";
   for (size_t i = 0; i < plans.size(); ++i) {
     const Plan &p = plans[i];
@@ -263,12 +416,19 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << (flagged ? 1 : 0) << ", " << (p.inplaceSame ? 1 : 0) << ", " << (copies ? 1 : 0)
        << ", " << p.inplaceMaxRanks << "},\n";
   }
-  os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n"
-     << "} // namespace " << ns << "\n\n"
+  os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
+  if (ti->gpu())
+    os << "\n// The plans' code above, for the runtime's first-use compiler.\n"
+       << "static const char kSource[] = R\"purlin_src(\n" << body << ")purlin_src\";\n";
+  os << "} // namespace " << ns << "\n\n"
      << "extern \"C\" const purlin_collective_info *purlin_collective_" << c.name
      << "(void) {\n  static const purlin_collective_info info = {\"" << c.name << "\", " << ns
-     << "::kDesc, PURLIN_TARGET_NAME, " << plans.size() << ", " << ns << "::kPlans};\n"
-     << "  return &info;\n}\n";
+     << "::kDesc, PURLIN_TARGET_NAME, " << plans.size() << ", " << ns << "::kPlans, ";
+  if (ti->gpu())
+    os << ns << "::kAotDtypes, " << ns << "::kAotOps, " << ns << "::kSource};\n";
+  else // the host builds every pair
+    os << "0xffffffffu, 0xffffffffu, nullptr};\n";
+  os << "  return &info;\n}\n";
   source = os.str();
 
   std::ostringstream h;

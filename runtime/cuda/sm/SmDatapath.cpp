@@ -1,10 +1,14 @@
 // The SM datapath (SmDatapath.h): the aux words its kernels read after the
 // executor's signal words (common/sm/aux.h: the error word's address, the
-// wait timeout, one device), the error word they write, and the launch
-// through the plan's CUDA entry.
+// wait timeout, one device), the error word they write, and the launch:
+// through the plan's CUDA entry for the element types and ops built ahead
+// of time, else of the kernels compiled at first use (Jit.h).
 #include "SmDatapath.h"
 
+#include "Jit.h"
 #include "common/sm/aux.h"
+#include "common/sm/launch.h"
+#include "purlin/spec/DType.h"
 
 #include <cuda_runtime.h>
 
@@ -13,6 +17,18 @@ namespace rt {
 namespace sm {
 namespace {
 namespace atoms = ::purlin::sm;
+
+/// Whether (dtype, op)'s kernels are linked in: built ahead of time, or
+/// every pair when the collective carries no source.
+bool linkedIn(const purlin_collective_info &info, int dtype, int op) {
+  return !info.source ||
+         (((info.aot_dtypes >> dtype) & 1u) && ((info.aot_ops >> op) & 1u));
+}
+
+std::string pairText(int dtype, int op) {
+  return std::string("the kernels for ") + dtypeName((DType)dtype) +
+         (op == exec::kCopy ? "" : std::string(" with ") + redOpName((RedOp)op));
+}
 
 class SmDatapath final : public RuntimeTarget {
 public:
@@ -42,11 +58,50 @@ public:
     return PURLIN_ERR_TIMEOUT;
   }
 
+  bool ready(const purlin_collective_info &info, int dtype,
+             int op) const override {
+    return linkedIn(info, dtype, op) || findJit(info, dtype, op);
+  }
+
+  purlinStatus prepare(const purlin_collective_info &info, int dtype, int op,
+                       std::string &msg) const override {
+    const JitKernels *k = nullptr;
+    if (linkedIn(info, dtype, op) || getJit(info, dtype, op, k, msg))
+      return PURLIN_SUCCESS;
+    msg = pairText(dtype, op) + " of '" + info.name +
+          "' were not built ahead of time, and compiling them failed: " + msg;
+    return PURLIN_ERR_COMPILE;
+  }
+
   purlinStatus launch(const purlin_collective_info &info, int plan,
                       const exec::Shared &S, int first, int n, int dtype,
                       int op, void *stream, std::string &msg) const override {
-    const cudaError_t e = (cudaError_t)info.plans[plan].cuda_entry(
-        &S, first, n, dtype, op, stream);
+    cudaError_t e;
+    if (linkedIn(info, dtype, op)) {
+      e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
+                                                   stream);
+    } else {
+      const JitKernels *k = findJit(info, dtype, op);
+      if (!k) {
+        // Compiling and loading inside a graph capture would break it:
+        // the application prepares the pair first (purlinCollPrepare).
+        cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing((cudaStream_t)stream, &cs) != cudaSuccess ||
+            cs != cudaStreamCaptureStatusNone) {
+          cudaGetLastError();
+          msg = pairText(dtype, op) + " of '" + info.name +
+                "' were not built ahead of time nor compiled yet, and the "
+                "stream is being captured: call purlinCollPrepare before the "
+                "capture (or build them ahead of time: purlinc --aot)";
+          return PURLIN_ERR_NOT_READY;
+        }
+        if (purlinStatus st = prepare(info, dtype, op, msg))
+          return st;
+        k = findJit(info, dtype, op);
+      }
+      e = (cudaError_t)atoms::launchPlan(k->plans[plan], &S, first, n, stream,
+                                         atoms::laneThreads(k->threads));
+    }
     if (e == cudaSuccess)
       return PURLIN_SUCCESS;
     cudaGetLastError(); // clear a non-sticky error

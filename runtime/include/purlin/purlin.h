@@ -43,7 +43,12 @@ typedef enum purlinStatus {
   PURLIN_ERR_CUDA = 11,            /* a CUDA call failed (message has it) */
   PURLIN_ERR_TIMEOUT = 12,         /* a wait timed out on the device */
   PURLIN_ERR_OUT_OF_MEMORY = 13,
-  PURLIN_ERR_BAD_COLLECTIVE = 14   /* not compiled for a GPU, bad description */
+  PURLIN_ERR_BAD_COLLECTIVE = 14,  /* not compiled for a GPU, bad description */
+  PURLIN_ERR_NOT_READY = 15,       /* kernels not built ahead of time nor
+                                      compiled yet, in a graph capture:
+                                      purlinCollPrepare first */
+  PURLIN_ERR_COMPILE = 16          /* compiling kernels at first use failed
+                                      (the message has NVRTC's log) */
 } purlinStatus;
 
 /* Element types and ops: PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16,
@@ -170,9 +175,22 @@ typedef struct purlinArgs {
                            NULL: the default stream */
 } purlinArgs;
 
+/* Makes the kernels for every element type of dtypes[0..ndtypes) with
+ * every op of ops[0..nops) ready. purlinc builds the kernels of a few pairs
+ * ahead of time (its --aot option: by default what the source binds, else
+ * bf16, f16 and f32 with sum); another pair's are compiled at its first
+ * launch (NVRTC: seconds; the cubin is cached on disk, PURLIN_CACHE_DIR,
+ * docs/runtime.md). This compiles them now, the pairs in parallel, outside
+ * any graph capture: a launch being captured whose kernels are not ready
+ * fails with PURLIN_ERR_NOT_READY. Types and ops are checked as a launch's
+ * are; ops are ignored by copy collectives (nops may be 0). */
+purlinStatus purlinCollPrepare(purlinColl_t coll, const int *dtypes,
+                               int ndtypes, const int *ops, int nops);
+
 /* Validates, chooses a plan (by size; an in-place-safe one when an output
  * overlaps an input) and launches every GPU's ranks on its stream. Never
- * synchronizes the host; capturable. A collective compiled
+ * synchronizes the host; capturable once its kernels are ready (see
+ * purlinCollPrepare; PURLIN_ERR_NOT_READY otherwise). A collective compiled
  * with bound values (purlinc --ranks, --count, --root, --dtype, --op, -D, or
  * a concrete element type in the source) takes only those: another rank
  * count is PURLIN_ERR_BAD_RANK_COUNT at purlinCollCreate, another element

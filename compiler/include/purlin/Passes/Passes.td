@@ -74,7 +74,10 @@ def SnacEmit : Pass<"purlin-emit", "::mlir::ModuleOp"> {
     IR is left unchanged. A collective without programs is an error (run
     `--purlin-snac-infer` first); programs are lowered as they are, so run
     `--purlin-snac-check` first for the `inplace_*` marks the runtime
-    chooses by.
+    chooses by. For a GPU target, `aot` names the element types and ops
+    whose kernels are built ahead of time; the plans' code is also kept as
+    text (`kSource`), from which the runtime compiles the other pairs at
+    first use (docs/runtime.md).
 
     ```mlir
     // purlin-opt f.mlir --purlin-snac-infer --purlin-snac-check \
@@ -87,6 +90,11 @@ def SnacEmit : Pass<"purlin-emit", "::mlir::ModuleOp"> {
     Option<"out", "out", "std::string", "\"-\"",
            "folder to write the sources, header and registry into; '-': "
            "print the sources to stdout">,
+    Option<"aot", "aot", "std::string", "\"\"",
+           "GPU targets: the element types and ops whose kernels are built "
+           "ahead of time, TYPES[:OPS] or 'all' (default: what the source "
+           "binds, else bf16,f16,f32:sum); the runtime compiles the others "
+           "at first use">,
   ];
 }
 

@@ -5,6 +5,7 @@
 
 #include "purlin/spec/Plan.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -95,9 +96,36 @@ enum class Alias { None, Any, SameStart };
 bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
                 int maxRanks = 8);
 
+/// The element types and ops whose GPU kernels are built ahead of time
+/// (bit t: element type t, bit o: op o; Numbering.h); a runtime compiles
+/// the other pairs at first use.
+struct AotSet {
+  uint32_t dtypes = 0, ops = 0;
+};
+
+/// The pairs to build ahead of time for `c`, from `spec` (purlinc --aot):
+///   ""            what the source binds (a concrete or bound element type,
+///                 a bound op), else bf16, f16 and f32 with sum;
+///   "all"         every type and op;
+///   "TYPES[:OPS]" comma lists (OPS default: sum), e.g. "f32,i32:sum,max".
+/// Types the collective cannot take (another than its concrete or bound
+/// one) are dropped, an error when none is left; ops likewise. The ops its
+/// clauses fix are always built; a copy-only collective's kernels serve
+/// every type of their element size, so its mask names all of those.
+bool aotSet(const Collective &c, const std::string &spec, AotSet &out,
+            std::string &error);
+/// "bf16, f16, f32 with sum": the pairs, for comments and messages.
+std::string aotText(const Collective &c, const AotSet &aot);
+
 /// Target-independent C++ for the plans (exec.h calls), then the target's
 /// entry. `target`: a row of the target table (purlin/spec/Targets.def).
+/// For a GPU target, the kernels of `aot` are built ahead of time and the
+/// plans' code is kept as text for the runtime's first-use compiler.
 /// Also returns the C header an application includes.
+bool emitCode(const Collective &c, const std::vector<Plan> &plans,
+              const std::string &target, const AotSet &aot,
+              std::string &source, std::string &header, std::string &error);
+/// The same with the default pairs (aotSet with "").
 bool emitCode(const Collective &c, const std::vector<Plan> &plans,
               const std::string &target, std::string &source,
               std::string &header, std::string &error);

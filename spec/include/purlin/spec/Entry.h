@@ -64,6 +64,13 @@ typedef struct purlin_collective_info {
   const char *target; // PURLIN_TARGET_NAME: a row of Targets.def
   int nplans;
   const purlin_plan_info *plans;
+  // The element types and ops whose kernels are linked in (bit t of
+  // aot_dtypes: element type t; bit o of aot_ops: op o, copy included;
+  // Numbering.h): purlinc --aot. A launch of another pair has its kernels
+  // compiled at first use by the target's datapath from `source`, the
+  // plans' code (docs/runtime.md); null: every pair is linked in.
+  uint32_t aot_dtypes, aot_ops;
+  const char *source;
 } purlin_collective_info;
 
 #ifdef __cplusplus

@@ -1,0 +1,70 @@
+// How a plan's kernel is launched on the SM datapath: grid (lanes, local
+// ranks), one thread block per lane, every block resident at once (ranks
+// of one GPU wait on each other), so the launch is cooperative, which fails
+// instead of deadlocking when they do not fit; it works under stream
+// capture. Host code (a host compiler takes it): the generated entries
+// (target.cuh) launch their kernels with it, and the CUDA runtime the
+// kernels it compiled at first use (runtime/cuda/sm).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+
+#include "purlin/spec/Exec.h"
+
+namespace purlin {
+namespace sm {
+
+/// PURLIN_COOPERATIVE=0 launches plainly after an occupancy check instead
+/// (for measuring what the cooperative launch costs).
+inline bool cooperativeLaunch() {
+  static const bool on = [] {
+    const char *e = std::getenv("PURLIN_COOPERATIVE");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
+/// Threads per lane: `most` (the kernel's launch bound), or
+/// PURLIN_LANE_THREADS (a multiple of 32 up to `most`; for measuring what
+/// the lane's size costs at small sizes).
+inline int laneThreads(int most) {
+  static const int asked = [] {
+    const char *e = std::getenv("PURLIN_LANE_THREADS");
+    return e ? std::atoi(e) : 0;
+  }();
+  return asked >= 32 && asked <= most && asked % 32 == 0 ? asked : most;
+}
+
+/// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
+/// cast to a pointer) on grid (S->L, n) with `threads` per block on
+/// `stream`. Returns a cudaError_t.
+inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
+                      int n, void *stream, int threads) {
+  if (n <= 0 || S->L <= 0)
+    return (int)cudaSuccess;
+  if (!cooperativeLaunch()) {
+    int dev = 0, sms = 0, per = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0);
+    if ((int64_t)per * sms < (int64_t)S->L * n)
+      return (int)cudaErrorCooperativeLaunchTooLarge;
+  }
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
+  cfg.blockDim = dim3(threads, 1, 1);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = (cudaStream_t)stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = cooperativeLaunch() ? 1 : 0;
+  void *args[] = {const_cast<exec::Shared *>(S), &first};
+  return (int)cudaLaunchKernelExC(&cfg, kernel, args);
+}
+
+} // namespace sm
+} // namespace purlin

@@ -1,0 +1,95 @@
+// The disk cache of first-use cubins (DiskCache.h).
+#include "DiskCache.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace purlin {
+namespace rt {
+namespace sm {
+
+namespace {
+/// FNV-1a, 64 bits, from `seed`.
+uint64_t fnv1a(const std::string &s, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/// mkdir -p; false when `dir` is not a folder afterwards.
+bool makeDirs(const std::string &dir) {
+  for (size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') {
+      const std::string sub = dir.substr(0, i);
+      if (mkdir(sub.c_str(), 0755) != 0 && errno != EEXIST)
+        return false;
+    }
+  struct stat st;
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+} // namespace
+
+std::string contentHash(const std::string &text) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%016llx%016llx",
+                (unsigned long long)fnv1a(text, 0xcbf29ce484222325ull),
+                (unsigned long long)fnv1a(text, 0x84222325cbf29ce4ull));
+  return b;
+}
+
+std::string cacheDir() {
+  if (const char *d = std::getenv("PURLIN_CACHE_DIR"))
+    return std::strcmp(d, "none") == 0 ? "" : d;
+  if (const char *x = std::getenv("XDG_CACHE_HOME"))
+    if (*x)
+      return std::string(x) + "/purlin";
+  if (const char *h = std::getenv("HOME"))
+    if (*h)
+      return std::string(h) + "/.cache/purlin";
+  return "";
+}
+
+bool cacheRead(const std::string &name, std::string &data) {
+  const std::string dir = cacheDir();
+  if (dir.empty())
+    return false;
+  std::ifstream f(dir + "/" + name, std::ios::binary);
+  if (!f)
+    return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  data = ss.str();
+  return !data.empty();
+}
+
+bool cacheWrite(const std::string &name, const std::string &data) {
+  const std::string dir = cacheDir();
+  if (dir.empty() || !makeDirs(dir))
+    return false;
+  std::ostringstream tmp;
+  tmp << dir << "/." << name << "." << getpid() << "."
+      << std::hash<std::thread::id>()(std::this_thread::get_id());
+  {
+    std::ofstream f(tmp.str(), std::ios::binary);
+    if (!f.write(data.data(), (std::streamsize)data.size()))
+      return std::remove(tmp.str().c_str()), false;
+  }
+  if (std::rename(tmp.str().c_str(), (dir + "/" + name).c_str()) != 0)
+    return std::remove(tmp.str().c_str()), false;
+  return true;
+}
+
+} // namespace sm
+} // namespace rt
+} // namespace purlin

@@ -1,0 +1,293 @@
+// First-use compilation on the SM datapath (Jit.h): the program, NVRTC, the
+// caches, loading.
+#include "Jit.h"
+
+#include "DiskCache.h"
+#include "JitHeaders.h"
+#include "purlin/spec/Numbering.h"
+#include "purlin/spec/Target.h"
+
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+namespace purlin {
+namespace rt {
+namespace sm {
+
+namespace {
+/// The C headers the atoms include, for NVRTC (which has no C library).
+const char kStdint[] = R"(#pragma once
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef long long intptr_t;
+typedef unsigned long long uintptr_t;
+#define INT64_MAX 0x7fffffffffffffffLL
+#define UINT64_MAX 0xffffffffffffffffULL
+)";
+
+/// The CUDA headers' folder (cuda_fp16.h, ...): PURLIN_CUDA_INCLUDE, else
+/// $CUDA_HOME/include, $CUDA_PATH/include, the toolkit the runtime was
+/// built with, /usr/local/cuda/include; "" when none has them.
+std::string cudaIncludeDir() {
+  std::vector<std::string> cands;
+  if (const char *e = std::getenv("PURLIN_CUDA_INCLUDE"))
+    cands.push_back(e);
+  for (const char *v : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *e = std::getenv(v))
+      cands.push_back(std::string(e) + "/include");
+#ifdef PURLIN_CUDA_INCLUDE_DIR
+  cands.push_back(PURLIN_CUDA_INCLUDE_DIR);
+#endif
+  cands.push_back("/usr/local/cuda/include");
+  for (const std::string &d : cands) {
+    struct stat st;
+    if (stat((d + "/cuda_fp16.h").c_str(), &st) == 0)
+      return d;
+  }
+  return "";
+}
+
+/// Copy-only collectives have no op bit but copy: their kernels depend on
+/// the element's size alone, so every type of a size shares one program.
+int canonicalType(const purlin_collective_info &info, int dtype) {
+  static const int kBytes[] = {
+#define PURLIN_X(E, name, bytes) bytes,
+      PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
+  };
+  if (info.aot_ops != 1u)
+    return dtype;
+  for (int t = 0; t < dtype; ++t)
+    if (kBytes[t] == kBytes[dtype])
+      return t;
+  return dtype;
+}
+
+std::vector<std::string> nvrtcOptions(int arch, const std::string &inc) {
+  return {"-std=c++17", "-default-device", "-DNDEBUG",
+          "--gpu-architecture=sm_" + std::to_string(arch), "-I" + inc};
+}
+
+/// Compiles `text` with NVRTC; `code` is PTX or a cubin.
+bool runNvrtc(const std::string &text, const std::vector<std::string> &opts,
+              bool cubin, std::string &code, std::string &error) {
+  int n = 0;
+  const JitHeader *hs = jitHeaders(&n);
+  std::vector<const char *> names = {"stdint.h"}, texts = {kStdint};
+  for (int i = 0; i < n; ++i) {
+    names.push_back(hs[i].name);
+    texts.push_back(hs[i].text);
+  }
+  nvrtcProgram prog;
+  nvrtcResult r = nvrtcCreateProgram(&prog, text.c_str(), "purlin_jit.cu",
+                                     (int)names.size(), texts.data(),
+                                     names.data());
+  if (r != NVRTC_SUCCESS) {
+    error = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
+    return false;
+  }
+  std::vector<const char *> o;
+  for (const std::string &s : opts)
+    o.push_back(s.c_str());
+  r = nvrtcCompileProgram(prog, (int)o.size(), o.data());
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  std::string log(logSize, '\0');
+  if (logSize)
+    nvrtcGetProgramLog(prog, &log[0]);
+  if (r != NVRTC_SUCCESS) {
+    error = std::string("NVRTC: ") + nvrtcGetErrorString(r) + "\n" + log;
+    nvrtcDestroyProgram(&prog);
+    return false;
+  }
+  size_t size = 0;
+  r = cubin ? nvrtcGetCUBINSize(prog, &size) : nvrtcGetPTXSize(prog, &size);
+  code.assign(size, '\0');
+  if (r == NVRTC_SUCCESS)
+    r = cubin ? nvrtcGetCUBIN(prog, &code[0]) : nvrtcGetPTX(prog, &code[0]);
+  nvrtcDestroyProgram(&prog);
+  if (r != NVRTC_SUCCESS || code.empty()) {
+    error = std::string("NVRTC: no code: ") + nvrtcGetErrorString(r);
+    return false;
+  }
+  return true;
+}
+
+/// What the disk cache's key covers besides the program: NVRTC's version
+/// and options, every header NVRTC was given.
+std::string keyText(const std::string &text, const std::vector<std::string> &opts) {
+  int major = 0, minor = 0, n = 0;
+  nvrtcVersion(&major, &minor);
+  std::string k = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  for (const std::string &o : opts)
+    k += " " + o;
+  k += "\n" + text;
+  const JitHeader *hs = jitHeaders(&n);
+  for (int i = 0; i < n; ++i)
+    k += std::string("\n--- ") + hs[i].name + "\n" + hs[i].text;
+  return k;
+}
+
+/// The compute capability of the current device as sm_XY's number.
+bool deviceArch(int &arch, std::string &error) {
+  int dev = 0, major = 0, minor = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    error = std::string("the current GPU: ") + cudaGetErrorString(e);
+    return false;
+  }
+  arch = major * 10 + minor;
+  return true;
+}
+
+/// Loads a cubin and finds every plan's kernel in it.
+bool load(const purlin_collective_info &info, const std::string &cubin,
+          JitKernels &k, std::string &error) {
+  cudaLibrary_t lib;
+  cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0,
+                                      nullptr, nullptr, 0);
+  for (int i = 0; e == cudaSuccess && i < info.nplans; ++i) {
+    cudaKernel_t kern;
+    const std::string name = "purlin_jit_p" + std::to_string(i);
+    e = cudaLibraryGetKernel(&kern, lib, name.c_str());
+    cudaFuncAttributes attr;
+    if (e == cudaSuccess)
+      e = cudaFuncGetAttributes(&attr, (const void *)kern);
+    if (e == cudaSuccess) {
+      k.plans.push_back((const void *)kern);
+      k.threads = attr.maxThreadsPerBlock;
+    }
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    error = std::string("loading the compiled kernels: ") + cudaGetErrorString(e);
+    return false;
+  }
+  return true; // the library stays loaded for the process
+}
+
+struct Entry {
+  std::once_flag once;
+  JitKernels kernels;
+  std::atomic<bool> ok{false}; // set last, once kernels are whole
+  std::string error;
+};
+std::mutex gMutex;
+std::map<std::tuple<const purlin_collective_info *, int, int>,
+         std::unique_ptr<Entry>> gEntries;
+
+Entry &entryFor(const purlin_collective_info &info, int dtype, int op) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto &e = gEntries[{&info, canonicalType(info, dtype), op}];
+  if (!e)
+    e = std::make_unique<Entry>();
+  return *e;
+}
+
+void build(const purlin_collective_info &info, int dtype, int op, Entry &out) {
+  int arch = 0;
+  if (!deviceArch(arch, out.error))
+    return;
+  const std::string text = programText(info, dtype, op, out.error);
+  if (text.empty())
+    return;
+  const std::string inc = cudaIncludeDir();
+  if (inc.empty()) {
+    out.error = "the CUDA headers (cuda_fp16.h) were not found: set "
+                "PURLIN_CUDA_INCLUDE or CUDA_HOME";
+    return;
+  }
+  const std::vector<std::string> opts = nvrtcOptions(arch, inc);
+  const std::string file = std::string(info.name) + "-" + std::to_string(dtype) +
+                           "-" + std::to_string(op) + "-sm" +
+                           std::to_string(arch) + "-" +
+                           contentHash(keyText(text, opts)) + ".cubin";
+  std::string cubin, loadError;
+  if (cacheRead(file, cubin) && load(info, cubin, out.kernels, loadError)) {
+    out.ok.store(true);
+    return;
+  }
+  out.kernels = JitKernels();
+  if (!runNvrtc(text, opts, true, cubin, out.error) ||
+      !load(info, cubin, out.kernels, out.error))
+    return;
+  cacheWrite(file, cubin); // best effort: a read-only cache still runs
+  out.ok.store(true);
+}
+} // namespace
+
+std::string programText(const purlin_collective_info &info, int dtype, int op,
+                        std::string &error) {
+  const TargetInfo *row = info.target ? findTarget(info.target) : nullptr;
+  if (!row || !info.source) {
+    error = std::string("collective '") + info.name +
+            "' carries no code to compile (a target row, its source)";
+    return "";
+  }
+  dtype = canonicalType(info, dtype);
+  return "// " + std::string(info.name) + " for element type " +
+         std::to_string(dtype) + ", op " + std::to_string(op) +
+         ", compiled at first use by the purlin runtime.\n"
+         "#define PURLIN_JIT_DTYPE " + std::to_string(dtype) + "\n"
+         "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n"
+         "#include \"" + row->header + "\"\n"
+         "namespace purlin_gen_" + info.name + " {\nusing namespace purlin::exec;\n"
+         "constexpr uint32_t kAotDtypes = 1u << " + std::to_string(dtype) +
+         ", kAotOps = 1u << " + std::to_string(op) + ";\n" + info.source +
+         "} // namespace purlin_gen_" + info.name + "\n";
+}
+
+bool compileProgram(const purlin_collective_info &info, int dtype, int op,
+                    int arch, bool cubin, std::string &code,
+                    std::string &error) {
+  const std::string text = programText(info, dtype, op, error);
+  const std::string inc = cudaIncludeDir();
+  if (inc.empty() && !text.empty())
+    error = "the CUDA headers (cuda_fp16.h) were not found";
+  return !text.empty() && !inc.empty() &&
+         runNvrtc(text, nvrtcOptions(arch, inc), cubin, code, error);
+}
+
+const JitKernels *findJit(const purlin_collective_info &info, int dtype,
+                          int op) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto it = gEntries.find({&info, canonicalType(info, dtype), op});
+  return it != gEntries.end() && it->second->ok.load() ? &it->second->kernels
+                                                       : nullptr;
+}
+
+bool getJit(const purlin_collective_info &info, int dtype, int op,
+            const JitKernels *&out, std::string &error) {
+  Entry &e = entryFor(info, dtype, op);
+  std::call_once(e.once, [&] { build(info, dtype, op, e); });
+  if (!e.ok) {
+    error = e.error;
+    return false;
+  }
+  out = &e.kernels;
+  return true;
+}
+
+} // namespace sm
+} // namespace rt
+} // namespace purlin
