@@ -23,7 +23,8 @@
 #   direct_l1          direct, 1 lane (gather: refused in place now).
 # The permutation case (R bound to 4) stays on the host
 # (test/Host/inplace-issue11.test): purlin-gpu-test runs 2, 4 and 8 ranks.
-# Expect `0 failed` per variant. Build cost: ~14 plans of sm_90 kernels per
+# PURLINC_FLAGS: more purlinc flags for gen (e.g. --dtype=bf16: one type,
+# few kernels). Expect `0 failed` per variant. Build cost: ~14 plans of sm_90 kernels per
 # variant (the auto ones: 4 plans x every type and op).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +46,7 @@ gen)
     rm -rf "$DIR/$name" && mkdir -p "$DIR/$name"
     for f in $files; do
       # shellcheck disable=SC2086
-      "$P" "$f.purlin" --target=sm_90 $flags -o "$DIR/$name" || exit 1
+      "$P" "$f.purlin" --target=sm_90 $flags ${PURLINC_FLAGS:-} -o "$DIR/$name" || exit 1
     done
     rm -f "$DIR/$name/registry.cpp"
     echo "$name: $(ls "$DIR/$name"/*.purlin.cu | wc -l) collectives ($flags)"
