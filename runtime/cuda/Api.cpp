@@ -29,30 +29,49 @@ const char *purlinGetLastError(void) { return gLastError.c_str(); }
 
 const char *purlinStatusString(purlinStatus s) {
   switch (s) {
-  case PURLIN_SUCCESS: return "success";
-  case PURLIN_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case PURLIN_ERR_BAD_RANK_COUNT: return "bad rank count";
-  case PURLIN_ERR_NULL_BUFFER: return "null buffer";
-  case PURLIN_ERR_MISALIGNED: return "misaligned buffer";
-  case PURLIN_ERR_UNSUPPORTED_TYPE: return "unsupported element type";
-  case PURLIN_ERR_UNSUPPORTED_OP: return "unsupported op";
-  case PURLIN_ERR_PARAM_RANGE: return "parameter out of range";
-  case PURLIN_ERR_NO_DEVICE: return "no such GPU";
-  case PURLIN_ERR_NO_PEER_ACCESS: return "no peer access";
-  case PURLIN_ERR_NO_PLAN: return "no plan fits";
-  case PURLIN_ERR_CUDA: return "CUDA error";
-  case PURLIN_ERR_TIMEOUT: return "timeout";
-  case PURLIN_ERR_OUT_OF_MEMORY: return "out of memory";
-  case PURLIN_ERR_BAD_COLLECTIVE: return "bad collective";
-  case PURLIN_ERR_NOT_READY: return "kernels not ready";
-  case PURLIN_ERR_COMPILE: return "first-use compile failed";
+  case PURLIN_SUCCESS:
+    return "success";
+  case PURLIN_ERR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case PURLIN_ERR_BAD_RANK_COUNT:
+    return "bad rank count";
+  case PURLIN_ERR_NULL_BUFFER:
+    return "null buffer";
+  case PURLIN_ERR_MISALIGNED:
+    return "misaligned buffer";
+  case PURLIN_ERR_UNSUPPORTED_TYPE:
+    return "unsupported element type";
+  case PURLIN_ERR_UNSUPPORTED_OP:
+    return "unsupported op";
+  case PURLIN_ERR_PARAM_RANGE:
+    return "parameter out of range";
+  case PURLIN_ERR_NO_DEVICE:
+    return "no such GPU";
+  case PURLIN_ERR_NO_PEER_ACCESS:
+    return "no peer access";
+  case PURLIN_ERR_NO_PLAN:
+    return "no plan fits";
+  case PURLIN_ERR_CUDA:
+    return "CUDA error";
+  case PURLIN_ERR_TIMEOUT:
+    return "timeout";
+  case PURLIN_ERR_OUT_OF_MEMORY:
+    return "out of memory";
+  case PURLIN_ERR_BAD_COLLECTIVE:
+    return "bad collective";
+  case PURLIN_ERR_NOT_READY:
+    return "kernels not ready";
+  case PURLIN_ERR_COMPILE:
+    return "first-use compile failed";
   }
   return "unknown status";
 }
 
 int purlinCommRank(purlinComm_t c) { return c ? c->rank : -1; }
 int purlinCommIsMultiProcess(purlinComm_t c) { return c && c->multiProcess; }
-int purlinCommDeviceCount(purlinComm_t c) { return c ? (int)c->devices.size() : 0; }
+int purlinCommDeviceCount(purlinComm_t c) {
+  return c ? (int)c->devices.size() : 0;
+}
 int purlinCommDevice(purlinComm_t c, int i) {
   return c && i >= 0 && i < (int)c->devices.size() ? c->devices[i] : -1;
 }

@@ -65,8 +65,8 @@ purlinStatus maxima(purlinColl &c, const char *maxParams, Binding &maxB) {
       return fail(PURLIN_ERR_INVALID_ARGUMENT,
                   "maxParams: no value for '" + p.name + "'");
     if (it->second < 0)
-      return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: '" + p.name +
-                                              "' is negative");
+      return fail(PURLIN_ERR_PARAM_RANGE,
+                  "maxParams: '" + p.name + "' is negative");
     c.maxScalars[s] = p.kind == ParamKind::Root ? R - 1 : it->second;
   }
   for (size_t s = 0; s < c.scalarParams.size(); ++s)
@@ -83,14 +83,16 @@ purlinStatus maxima(purlinColl &c, const char *maxParams, Binding &maxB) {
       std::string why;
       const int maxR = maxRanksForTables(d, why);
       return fail(PURLIN_ERR_PARAM_RANGE,
-                  "table " + tableText(p.name, ext) + " at the maximum values "
-                  "brings the tables to " + std::to_string(maxWords) +
-                  " entries; the executor holds at most " +
-                  std::to_string(exec::kMaxTableWords) +
-                  (maxR < exec::kMaxRanks
-                       ? " ('" + d.name + "' runs on at most " +
-                             std::to_string(maxR) + " ranks)"
-                       : std::string(" (fewer ranks or smaller maxima)")));
+                  "table " + tableText(p.name, ext) +
+                      " at the maximum values "
+                      "brings the tables to " +
+                      std::to_string(maxWords) +
+                      " entries; the executor holds at most " +
+                      std::to_string(exec::kMaxTableWords) +
+                      (maxR < exec::kMaxRanks
+                           ? " ('" + d.name + "' runs on at most " +
+                                 std::to_string(maxR) + " ranks)"
+                           : std::string(" (fewer ranks or smaller maxima)")));
     }
     std::vector<int64_t> vals;
     if (!p.bound.empty()) {
@@ -180,15 +182,18 @@ purlinStatus allocateResources(purlinColl &c, const Binding &maxB) {
   for (int i = 0; i < info->nplans; ++i) {
     const purlin_plan_info &pl = info->plans[i];
     std::vector<void *> sig;
-    if (!comm->mem->allocate(c.datapath->signalWords(pl, comm->R) * 8, sig, err))
+    if (!comm->mem->allocate(c.datapath->signalWords(pl, comm->R) * 8, sig,
+                             err))
       return fail(PURLIN_ERR_OUT_OF_MEMORY, "signals: " + err);
     c.sigs.push_back(sig);
     if (aux.empty())
       continue;
     // Each process initializes its own ranks' words (they may hold
     // addresses in this process).
-    const int64_t at = exec::signalWords(pl.nsignals, comm->R, pl.lanes, pl.chunks);
-    for (int r = comm->first[0]; r < comm->first.back() + comm->count.back(); ++r) {
+    const int64_t at =
+        exec::signalWords(pl.nsignals, comm->R, pl.lanes, pl.chunks);
+    for (int r = comm->first[0]; r < comm->first.back() + comm->count.back();
+         ++r) {
       cudaSetDevice(comm->rankDevice[r]);
       cudaError_t e = cudaMemcpy((uint64_t *)sig[r] + at, aux.data(),
                                  aux.size() * 8, cudaMemcpyHostToDevice);
@@ -224,10 +229,12 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     return fail(PURLIN_ERR_BAD_COLLECTIVE,
                 std::string("collective '") + info->name + "': " + err);
   if (comm->datapath && comm->datapath != c->datapath)
-    return fail(PURLIN_ERR_BAD_COLLECTIVE,
-                std::string("collective '") + info->name + "' runs on the '" +
-                    c->datapath->name() + "' datapath; the communicator's "
-                    "collectives run on '" + comm->datapath->name() + "'");
+    return fail(PURLIN_ERR_BAD_COLLECTIVE, std::string("collective '") +
+                                               info->name + "' runs on the '" +
+                                               c->datapath->name() +
+                                               "' datapath; the communicator's "
+                                               "collectives run on '" +
+                                               comm->datapath->name() + "'");
   if (info->nplans < 1)
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "collective has no plans");
   for (int i = 0; i < info->nplans; ++i)
@@ -283,11 +290,11 @@ purlinStatus purlinCollPrepare(purlinColl_t c, const int *dtypes, int ndtypes,
   auto worker = [&] {
     cudaSetDevice(device); // the architecture compiled for
     for (size_t k; (k = next++) < todo.size();)
-      st[k] = c->datapath->prepare(*c->info, todo[k].first, todo[k].second,
-                                   msg[k]);
+      st[k] =
+          c->datapath->prepare(*c->info, todo[k].first, todo[k].second, msg[k]);
   };
-  const size_t nthreads =
-      std::min<size_t>(todo.size(), std::max(1u, std::thread::hardware_concurrency()));
+  const size_t nthreads = std::min<size_t>(
+      todo.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
   for (size_t t = 1; t < nthreads; ++t)
     threads.emplace_back(worker);

@@ -47,8 +47,8 @@ purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return fail(PURLIN_ERR_NO_DEVICE, std::string("no CUDA GPU: ") +
-                                          cudaGetErrorString(e));
+    return fail(PURLIN_ERR_NO_DEVICE,
+                std::string("no CUDA GPU: ") + cudaGetErrorString(e));
   }
   auto c = std::make_unique<purlinComm>();
   c->R = nranks;
@@ -56,9 +56,8 @@ purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
     int d = rankDevices[r];
     if (d < 0 || d >= ndev)
       return fail(PURLIN_ERR_NO_DEVICE,
-                  "rank " + std::to_string(r) + " on GPU " +
-                      std::to_string(d) + ", but there are " +
-                      std::to_string(ndev));
+                  "rank " + std::to_string(r) + " on GPU " + std::to_string(d) +
+                      ", but there are " + std::to_string(ndev));
     c->rankDevice.push_back(d);
     if (r == 0 || d != rankDevices[r - 1]) {
       for (int x : c->devices)
@@ -80,9 +79,9 @@ purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
       int can = 0;
       cudaDeviceCanAccessPeer(&can, a, b);
       if (!can)
-        return fail(PURLIN_ERR_NO_PEER_ACCESS,
-                    "GPU " + std::to_string(a) + " cannot access GPU " +
-                        std::to_string(b));
+        return fail(PURLIN_ERR_NO_PEER_ACCESS, "GPU " + std::to_string(a) +
+                                                   " cannot access GPU " +
+                                                   std::to_string(b));
       cudaSetDevice(a);
       e = cudaDeviceEnablePeerAccess(b, 0);
       if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)

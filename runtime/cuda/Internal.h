@@ -80,7 +80,7 @@ struct purlinColl {
   const purlin::rt::RuntimeTarget *datapath = nullptr;
   purlin::Collective desc;
   purlin::rt::BoundValues bound; // what every launch must match
-  std::vector<int> scalarParams;        // indices into desc.params: R, counts, roots
+  std::vector<int> scalarParams; // indices into desc.params: R, counts, roots
   std::vector<std::string> scalarNames; // without R
   int ranksSlot = -1;
   std::vector<int> tableParams;    // indices into desc.params, in order
@@ -96,8 +96,8 @@ struct purlinColl {
   // of which gets its own after it.
   std::vector<int64_t> planScratchOff, planScratchBytes;
   bool hasOpParam = false;
-  int fixedOp = -1; // the op of clauses with a fixed reduction
-  std::vector<void *> scratch;           // per rank
+  int fixedOp = -1;            // the op of clauses with a fixed reduction
+  std::vector<void *> scratch; // per rank
   std::vector<std::vector<void *>> sigs; // per plan, per rank
   std::string lastPlan;
   // Cache of the last valid launch's parameters: its scalars and table

@@ -2,8 +2,8 @@
 // chooses the plan (its size band's, or one proved right for the call's
 // overlap: runtime/core Launch.h) and hands every GPU's ranks to the
 // collective's datapath, on that GPU's stream.
-#include "Internal.h"
 #include "purlin/runtime/Launch.h"
+#include "Internal.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -48,9 +48,9 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
       const int64_t bytes = elems[i] * S.elemSize;
       maxBytes = std::max(maxBytes, bytes);
       if (!p && bytes > 0)
-        return fail(PURLIN_ERR_NULL_BUFFER,
-                    "buffer '" + d.buffers[i].name + "' of rank " +
-                        std::to_string(r) + " is null");
+        return fail(PURLIN_ERR_NULL_BUFFER, "buffer '" + d.buffers[i].name +
+                                                "' of rank " +
+                                                std::to_string(r) + " is null");
       if ((uintptr_t)p % (uintptr_t)S.elemSize)
         return fail(PURLIN_ERR_MISALIGNED,
                     "buffer '" + d.buffers[i].name + "' of rank " +
@@ -77,14 +77,15 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
   int reach = 0;
   for (int i = 0; i < info->nplans; ++i)
     reach = std::max(reach, info->plans[i].inplace_max_ranks);
-  return fail(PURLIN_ERR_NO_PLAN,
-              std::string("an output overlaps an input") +
-                  (overlap == InPlace::SameStart ? " (at the same address)" : "") +
-                  ", and no plan of '" + d.name + "' is proved right for that" +
-                  (reach > 0 && R > reach ? " at " + std::to_string(R) +
-                                                " ranks (the in-place proofs reach " +
-                                                std::to_string(reach) + ")"
-                                          : ""));
+  return fail(
+      PURLIN_ERR_NO_PLAN,
+      std::string("an output overlaps an input") +
+          (overlap == InPlace::SameStart ? " (at the same address)" : "") +
+          ", and no plan of '" + d.name + "' is proved right for that" +
+          (reach > 0 && R > reach ? " at " + std::to_string(R) +
+                                        " ranks (the in-place proofs reach " +
+                                        std::to_string(reach) + ")"
+                                  : ""));
 }
 } // namespace
 
@@ -103,8 +104,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.op = op;
   S.elemSize = dtypeSize((DType)a->dtype);
   // One launch holds every rank (one GPU, one process).
-  S.oneLaunch = comm->devices.size() == 1 && !comm->multiProcess &&
-                oneLaunchAllowed();
+  S.oneLaunch =
+      comm->devices.size() == 1 && !comm->multiProcess && oneLaunchAllowed();
   if (purlinStatus st = bindScalars(c, a, S))
     return st;
   // Tables, buffer sizes and the executor's parameters: evaluated once per
@@ -128,7 +129,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy + "' needs " +
-                    std::to_string(need) + " bytes of scratch for this "
+                    std::to_string(need) +
+                    " bytes of scratch for this "
                     "launch; the instance has " +
                     std::to_string(c->planScratchBytes[pick]) +
                     " (its maxParams)");
@@ -144,9 +146,9 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       return cudaFail(e, "selecting GPU " + std::to_string(comm->devices[g]));
     void *stream = a->streams ? a->streams[g] : nullptr;
     std::string msg;
-    purlinStatus st = c->datapath->launch(*c->info, pick, S, comm->first[g],
-                                          comm->count[g], a->dtype, op,
-                                          stream, msg);
+    purlinStatus st =
+        c->datapath->launch(*c->info, pick, S, comm->first[g], comm->count[g],
+                            a->dtype, op, stream, msg);
     if (st != PURLIN_SUCCESS)
       return fail(st, std::string("launching '") + d.name + "' (" +
                           pl.strategy + ") on GPU " +

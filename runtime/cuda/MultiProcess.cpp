@@ -47,7 +47,8 @@ extern "C" {
 purlinStatus purlinCommCreateRank(purlinComm_t *out, int nranks, int rank,
                                   int device, const char *bootstrapDir) {
   if (!out)
-    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreateRank: null argument");
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinCommCreateRank: null argument");
   *out = nullptr;
   std::string dir = bootstrapDir ? bootstrapDir : "", err;
   int64_t timeoutMs = 60000;
@@ -59,15 +60,15 @@ purlinStatus purlinCommCreateRank(purlinComm_t *out, int nranks, int rank,
                     " ranks; 1 to " + std::to_string(exec::kMaxRanks) +
                     " supported");
   if (rank < 0 || rank >= nranks)
-    return fail(PURLIN_ERR_INVALID_ARGUMENT,
-                "purlinCommCreateRank: rank " + std::to_string(rank) + " of " +
-                    std::to_string(nranks));
+    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinCommCreateRank: rank " +
+                                                 std::to_string(rank) + " of " +
+                                                 std::to_string(nranks));
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev < 1) {
     cudaGetLastError();
-    return fail(PURLIN_ERR_NO_DEVICE, std::string("no CUDA GPU: ") +
-                                          cudaGetErrorString(e));
+    return fail(PURLIN_ERR_NO_DEVICE,
+                std::string("no CUDA GPU: ") + cudaGetErrorString(e));
   }
   if (device < 0)
     device = rank % ndev;
@@ -97,8 +98,9 @@ purlinStatus purlinCommCreateRank(purlinComm_t *out, int nranks, int rank,
     if (all[r].substr(0, all[r].find(' ')) != std::to_string(nranks))
       return fail(PURLIN_ERR_BAD_RANK_COUNT,
                   "purlinCommCreateRank: rank " + std::to_string(r) +
-                      " says the job has " + all[r].substr(0, all[r].find(' ')) +
-                      " ranks, this one " + std::to_string(nranks));
+                      " says the job has " +
+                      all[r].substr(0, all[r].find(' ')) + " ranks, this one " +
+                      std::to_string(nranks));
   DeviceGuard guard;
   e = cudaSetDevice(device);
   if (e != cudaSuccess)
@@ -115,9 +117,10 @@ purlinStatus purlinMemAlloc(purlinComm_t c, size_t bytes, void **ptr) {
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemAlloc: null argument");
   *ptr = nullptr;
   if (!c->multiProcess)
-    return fail(PURLIN_ERR_INVALID_ARGUMENT,
-                "purlinMemAlloc: only for communicators of purlinCommCreateRank "
-                "(one process's ranks take any device memory)");
+    return fail(
+        PURLIN_ERR_INVALID_ARGUMENT,
+        "purlinMemAlloc: only for communicators of purlinCommCreateRank "
+        "(one process's ranks take any device memory)");
   std::vector<void *> peers;
   std::string err;
   DeviceGuard guard;
@@ -130,7 +133,8 @@ purlinStatus purlinMemAlloc(purlinComm_t c, size_t bytes, void **ptr) {
 
 purlinStatus purlinMemFree(purlinComm_t c, void *ptr) {
   if (!c || !c->multiProcess)
-    return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemFree: not a multi-process communicator");
+    return fail(PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinMemFree: not a multi-process communicator");
   for (size_t i = 0; i < c->sym.size(); ++i)
     if (c->sym[i].base == ptr) {
       DeviceGuard guard;
@@ -138,7 +142,8 @@ purlinStatus purlinMemFree(purlinComm_t c, void *ptr) {
       c->sym.erase(c->sym.begin() + i);
       return ok();
     }
-  return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinMemFree: not from purlinMemAlloc");
+  return fail(PURLIN_ERR_INVALID_ARGUMENT,
+              "purlinMemFree: not from purlinMemAlloc");
 }
 
 } // extern "C"

@@ -68,8 +68,8 @@ purlinStatus bindTables(const purlinColl *c, const int64_t *tables,
     if (!tableShape(c, t, b, ext[t], words[t], err))
       return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
     total += words[t];
-    shapes += (t ? ", " : "") +
-              tableText(d.params[c->tableParams[t]].name, ext[t]);
+    shapes +=
+        (t ? ", " : "") + tableText(d.params[c->tableParams[t]].name, ext[t]);
   }
   if (nwords != total)
     return fail(PURLIN_ERR_INVALID_ARGUMENT,
@@ -103,15 +103,15 @@ purlinStatus bindTables(const purlinColl *c, const int64_t *tables,
       return fail(PURLIN_ERR_INVALID_ARGUMENT, err);
     for (size_t k = 0; k < vals.size(); ++k) {
       const int64_t x = vals[k];
-      const std::string entry =
-          "table entry " + tableText(p.name, ext[t], (int64_t)k) + " = " +
-          std::to_string(x);
+      const std::string entry = "table entry " +
+                                tableText(p.name, ext[t], (int64_t)k) + " = " +
+                                std::to_string(x);
       if (x < 0)
         return fail(PURLIN_ERR_PARAM_RANGE, entry + " is negative");
       if (x > declared)
-        return fail(PURLIN_ERR_PARAM_RANGE,
-                    entry + " is beyond its bound " + p.max.str() + " = " +
-                        std::to_string(declared));
+        return fail(PURLIN_ERR_PARAM_RANGE, entry + " is beyond its bound " +
+                                                p.max.str() + " = " +
+                                                std::to_string(declared));
       if (x > c->tableMax[t])
         return fail(PURLIN_ERR_PARAM_RANGE,
                     entry + " is beyond the instance's maximum " +
@@ -125,7 +125,8 @@ purlinStatus bindTables(const purlinColl *c, const int64_t *tables,
 /// The element type and op of a call, checked against the values bound at
 /// compile time (the op a copy collective ignores; a clause's fixed op when
 /// there is no op parameter).
-purlinStatus rt::typeAndOp(const purlinColl *c, int dtype, int launchOp, int &op) {
+purlinStatus rt::typeAndOp(const purlinColl *c, int dtype, int launchOp,
+                           int &op) {
   if (dtype < 0 || dtype >= kNumDTypes)
     return fail(PURLIN_ERR_UNSUPPORTED_TYPE,
                 "element type " + std::to_string(dtype) + " is unknown");

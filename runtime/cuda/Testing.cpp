@@ -21,6 +21,7 @@ purlinStatus rt::testAdvanceEpoch(purlinColl_t c, int plan, int rank,
   cudaMemcpy(w.data(), ep, w.size() * 8, cudaMemcpyDeviceToHost);
   for (auto &x : w)
     x += by;
-  cudaError_t e = cudaMemcpy(ep, w.data(), w.size() * 8, cudaMemcpyHostToDevice);
+  cudaError_t e =
+      cudaMemcpy(ep, w.data(), w.size() * 8, cudaMemcpyHostToDevice);
   return e == cudaSuccess ? ok() : cudaFail(e, "testAdvanceEpoch");
 }

@@ -25,14 +25,15 @@ int main(int argc, char **argv) {
   }
   const bool cubin = argc > 4 && std::strcmp(argv[4], "--cubin") == 0;
   int n = 0;
-  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
+  const purlin::rt::GeneratedCollective *gc =
+      purlin::rt::generatedCollectives(&n);
   for (int i = 0; i < n; ++i) {
     if (std::strcmp(gc[i].name, argv[1]) != 0)
       continue;
     const purlin_collective_info *info = gc[i].info();
     std::string code, error;
-    if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin,
-                                        code, error)) {
+    if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin, code,
+                                        error)) {
       std::printf("FAIL: %s\n", error.c_str());
       return 1;
     }
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  std::fprintf(stderr, "purlin-jit-compile: no collective '%s' linked\n", argv[1]);
+  std::fprintf(stderr, "purlin-jit-compile: no collective '%s' linked\n",
+               argv[1]);
   return 2;
 }

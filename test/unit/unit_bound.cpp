@@ -69,17 +69,22 @@ void boundParams() {
   CHECK_EQ(bv.scalar("C"), (int64_t)-1);
   CHECK_EQ(bv.checkRanks(4, msg), PURLIN_SUCCESS);
   CHECK_EQ(bv.checkRanks(8, msg), PURLIN_ERR_BAD_RANK_COUNT);
-  CHECK_MSG(has(msg, "compiled for 4 ranks (R bound at compile time), not 8"), msg);
+  CHECK_MSG(has(msg, "compiled for 4 ranks (R bound at compile time), not 8"),
+            msg);
   CHECK_EQ(bv.checkType((int)DType::I32, msg), PURLIN_SUCCESS);
   CHECK_EQ(bv.checkType((int)DType::F32, msg), PURLIN_ERR_UNSUPPORTED_TYPE);
-  CHECK_MSG(has(msg, "compiled for i32 (T bound at compile time), not f32"), msg);
+  CHECK_MSG(has(msg, "compiled for i32 (T bound at compile time), not f32"),
+            msg);
   CHECK_EQ(bv.checkOp((int)RedOp::Max, msg), PURLIN_SUCCESS);
   CHECK_EQ(bv.checkOp((int)RedOp::Sum, msg), PURLIN_ERR_UNSUPPORTED_OP);
-  CHECK_MSG(has(msg, "compiled for max (op bound at compile time), not sum"), msg);
+  CHECK_MSG(has(msg, "compiled for max (op bound at compile time), not sum"),
+            msg);
   CHECK_EQ(bv.checkScalar("root", 3, msg), PURLIN_SUCCESS);
   CHECK_EQ(bv.checkScalar("C", 12345, msg), PURLIN_SUCCESS); // free
   CHECK_EQ(bv.checkScalar("root", 0, msg), PURLIN_ERR_PARAM_RANGE);
-  CHECK_MSG(has(msg, "'root' was bound at compile time to 3; the launch passes 0"), msg);
+  CHECK_MSG(
+      has(msg, "'root' was bound at compile time to 3; the launch passes 0"),
+      msg);
   // A whole binding, as the host runner checks it.
   Binding b;
   b.scalars = {{"R", 4}, {"C", 7}, {"root", 3}};

@@ -77,8 +77,8 @@ public:
   /// inE/outE elements of `es` bytes; -1 when NCCL has no counterpart.
   double time(const std::string &name, const std::vector<cudaStream_t> &ss,
               const std::vector<int> &devs, const std::vector<void *> &in,
-              const std::vector<void *> &out, int64_t inE, int64_t outE,
-              int es, purlin::RedOp op, int iters, int warm, bool graph);
+              const std::vector<void *> &out, int64_t inE, int64_t outE, int es,
+              purlin::RedOp op, int iters, int warm, bool graph);
   ~Nccl();
 
 private:

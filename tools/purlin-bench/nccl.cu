@@ -26,29 +26,55 @@ namespace bench {
 namespace {
 bool ncclTypeOf(DType t, ncclDataType_t &n) {
   switch (t) {
-  case DType::F32: n = ncclFloat32; return true;
-  case DType::F16: n = ncclFloat16; return true;
-  case DType::BF16: n = ncclBfloat16; return true;
+  case DType::F32:
+    n = ncclFloat32;
+    return true;
+  case DType::F16:
+    n = ncclFloat16;
+    return true;
+  case DType::BF16:
+    n = ncclBfloat16;
+    return true;
 #if NCCL_VERSION_CODE >= 22400
-  case DType::F8E4M3: n = ncclFloat8e4m3; return true;
-  case DType::F8E5M2: n = ncclFloat8e5m2; return true;
+  case DType::F8E4M3:
+    n = ncclFloat8e4m3;
+    return true;
+  case DType::F8E5M2:
+    n = ncclFloat8e5m2;
+    return true;
 #endif
-  case DType::I8: n = ncclInt8; return true;
-  case DType::U8: n = ncclUint8; return true;
-  case DType::I32: n = ncclInt32; return true;
-  case DType::I64: n = ncclInt64; return true;
-  case DType::F64: n = ncclFloat64; return true;
-  default: return false;
+  case DType::I8:
+    n = ncclInt8;
+    return true;
+  case DType::U8:
+    n = ncclUint8;
+    return true;
+  case DType::I32:
+    n = ncclInt32;
+    return true;
+  case DType::I64:
+    n = ncclInt64;
+    return true;
+  case DType::F64:
+    n = ncclFloat64;
+    return true;
+  default:
+    return false;
   }
 }
 
 ncclRedOp_t ncclOpOf(RedOp o) {
   switch (o) {
-  case RedOp::Prod: return ncclProd;
-  case RedOp::Min: return ncclMin;
-  case RedOp::Max: return ncclMax;
-  case RedOp::Avg: return ncclAvg;
-  default: return ncclSum;
+  case RedOp::Prod:
+    return ncclProd;
+  case RedOp::Min:
+    return ncclMin;
+  case RedOp::Max:
+    return ncclMax;
+  case RedOp::Avg:
+    return ncclAvg;
+  default:
+    return ncclSum;
   }
 }
 
@@ -130,14 +156,15 @@ double Nccl::time(const std::string &name, const std::vector<cudaStream_t> &ss,
     return -1;
   const ncclRedOp_t nop = ncclOpOf(op);
   auto call = [&] {
-    return ncclCall(name, impl_->comms, ss, in, out, inE, outE, impl_->type,
-                    es, nop);
+    return ncclCall(name, impl_->comms, ss, in, out, inE, outE, impl_->type, es,
+                    nop);
   };
   if (!call())
     return -1;
   for (cudaStream_t s : ss)
     CUDA_OK(cudaStreamSynchronize(s));
-  return timeMulti(ss, devs, [&] { call(); }, iters, warm, graph);
+  return timeMulti(
+      ss, devs, [&] { call(); }, iters, warm, graph);
 }
 
 Nccl::~Nccl() {

@@ -30,9 +30,18 @@ int64_t parseSize(const char *s) {
   char *end;
   double v = std::strtod(s, &end);
   switch (*end) {
-  case 'K': case 'k': v *= 1024; break;
-  case 'M': case 'm': v *= 1024 * 1024; break;
-  case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+  case 'K':
+  case 'k':
+    v *= 1024;
+    break;
+  case 'M':
+  case 'm':
+    v *= 1024 * 1024;
+    break;
+  case 'G':
+  case 'g':
+    v *= 1024.0 * 1024 * 1024;
+    break;
   }
   return (int64_t)v;
 }
@@ -74,17 +83,29 @@ int parseOptions(int argc, char **argv, Options &o) {
       return 2;
     }
     const char *v = argv[++i];
-    if (f == "-b") o.minB = parseSize(v);
-    else if (f == "-e") o.maxB = parseSize(v);
-    else if (f == "-f") o.factor = std::atof(v);
-    else if (f == "-n") o.iters = std::atoi(v);
-    else if (f == "-w") o.warm = std::atoi(v);
-    else if (f == "-c") o.check = std::atoi(v);
-    else if (f == "-g") { o.R = std::atoi(v); o.gGiven = true; }
-    else if (f == "-d") o.dt = v;
-    else if (f == "-o") o.opName = v;
-    else if (f == "-C") o.name = v;
-    else if (f == "-G") o.graphBelow = parseSize(v);
+    if (f == "-b")
+      o.minB = parseSize(v);
+    else if (f == "-e")
+      o.maxB = parseSize(v);
+    else if (f == "-f")
+      o.factor = std::atof(v);
+    else if (f == "-n")
+      o.iters = std::atoi(v);
+    else if (f == "-w")
+      o.warm = std::atoi(v);
+    else if (f == "-c")
+      o.check = std::atoi(v);
+    else if (f == "-g") {
+      o.R = std::atoi(v);
+      o.gGiven = true;
+    } else if (f == "-d")
+      o.dt = v;
+    else if (f == "-o")
+      o.opName = v;
+    else if (f == "-C")
+      o.name = v;
+    else if (f == "-G")
+      o.graphBelow = parseSize(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n", f.c_str());
       return 2;
@@ -128,25 +149,30 @@ int main(int argc, char **argv) {
     if (ndev < 2) {
       std::printf("SKIPPED: the purlin/NCCL comparison needs >= 2 GPUs (NCCL "
                   "runs one rank per GPU and cannot put two ranks on one); "
-                  "found %d\n", ndev);
+                  "found %d\n",
+                  ndev);
       return 0;
     }
     if (!o.gGiven)
       R = ndev;
     if (R < 2 || R > ndev) {
       std::printf("SKIPPED: --nccl -g %d needs %d GPUs (one rank per GPU); "
-                  "found %d\n", R, R, ndev);
+                  "found %d\n",
+                  R, R, ndev);
       return 0;
     }
     // Never NVLink multicast (NVLS): off unless already off.
     const char *nv = std::getenv("NCCL_NVLS_ENABLE");
     if (nv && std::strcmp(nv, "0") != 0)
-      std::fprintf(stderr, "purlin-bench: NCCL_NVLS_ENABLE=%s overridden to 0 "
-                           "(no NVLink multicast)\n", nv);
+      std::fprintf(stderr,
+                   "purlin-bench: NCCL_NVLS_ENABLE=%s overridden to 0 "
+                   "(no NVLink multicast)\n",
+                   nv);
     setenv("NCCL_NVLS_ENABLE", "0", 1);
   }
   int n = 0;
-  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
+  const purlin::rt::GeneratedCollective *gc =
+      purlin::rt::generatedCollectives(&n);
   const purlin_collective_info *info = nullptr;
   std::string names;
   for (int i = 0; i < n; ++i) {
@@ -184,9 +210,15 @@ int main(int argc, char **argv) {
     b.redop = hasOp ? op : RedOp::Sum;
     sc.clear();
     for (auto &p : d.params) {
-      if (p.kind == ParamKind::Ranks) b.scalars[p.name] = R;
-      else if (p.kind == ParamKind::Count) { b.scalars[p.name] = C; sc.push_back(C); }
-      else if (p.kind == ParamKind::Root) { b.scalars[p.name] = 0; sc.push_back(0); }
+      if (p.kind == ParamKind::Ranks)
+        b.scalars[p.name] = R;
+      else if (p.kind == ParamKind::Count) {
+        b.scalars[p.name] = C;
+        sc.push_back(C);
+      } else if (p.kind == ParamKind::Root) {
+        b.scalars[p.name] = 0;
+        sc.push_back(0);
+      }
     }
   };
   // Elements of each buffer at count C, and of the largest input / output.
@@ -229,11 +261,12 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   if (o.nccl) {
-    std::printf("# purlin-bench --nccl %s on %d ranks, one per GPU (%s), %s %s; "
-                "NCCL %d in the same process (NCCL_NVLS_ENABLE=0); graph replay "
-                "below %lld bytes for both\n",
-                name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
-                Nccl::version(), (long long)o.graphBelow);
+    std::printf(
+        "# purlin-bench --nccl %s on %d ranks, one per GPU (%s), %s %s; "
+        "NCCL %d in the same process (NCCL_NVLS_ENABLE=0); graph replay "
+        "below %lld bytes for both\n",
+        name.c_str(), R, prop.name, dt.c_str(), redOpName(op), Nccl::version(),
+        (long long)o.graphBelow);
     std::printf("# size: bytes of the largest buffer of one rank; nccl: NCCL's "
                 "out-of-place time and busbw on the same buffers; p/nccl = "
                 "purlin out-of-place time / NCCL time (< 1: purlin faster)\n");
@@ -243,12 +276,15 @@ int main(int argc, char **argv) {
                 name.c_str(), R, prop.name, dt.c_str(), redOpName(op),
                 (long long)o.graphBelow);
     std::printf("# size: bytes of the largest buffer of one rank; baseline: "
-                "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place time; plan: out of place[/in place]\n");
+                "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place "
+                "time; plan: out of place[/in place]\n");
   }
-  std::printf("#%11s %12s %7s %6s %5s | %9s %8s %8s %6s | %9s %8s %8s %6s | %9s %6s %s\n",
+  std::printf("#%11s %12s %7s %6s %5s | %9s %8s %8s %6s | %9s %8s %8s %6s | "
+              "%9s %6s %s\n",
               "size", "count", "type", "redop", "root", "time(us)", "algbw",
               "busbw", "#wrong", "time(us)", "algbw", "busbw", "#wrong",
-              o.nccl ? "nccl(us)" : "memcpy", o.nccl ? "p/nccl" : "ratio", "plan");
+              o.nccl ? "nccl(us)" : "memcpy", o.nccl ? "p/nccl" : "ratio",
+              "plan");
   // Buffers at the maximum size: out of place, and in-place regions.
   int64_t inMax, outMax;
   sizesAt(maxC, elems, inMax, outMax);
@@ -256,8 +292,10 @@ int main(int argc, char **argv) {
   for (int r = 0; r < R; ++r) {
     CUDA_OK(cudaSetDevice(devs[r])); // --nccl: rank r's own GPU
     for (int i = 0; i < nb; ++i)
-      CUDA_OK(cudaMalloc(&oop[r * nb + i], std::max<int64_t>(16, elems[i] * es)));
-    CUDA_OK(cudaMalloc(&region[r], std::max<int64_t>(16, std::max(inMax, outMax) * es)));
+      CUDA_OK(
+          cudaMalloc(&oop[r * nb + i], std::max<int64_t>(16, elems[i] * es)));
+    CUDA_OK(cudaMalloc(&region[r],
+                       std::max<int64_t>(16, std::max(inMax, outMax) * es)));
   }
   CUDA_OK(cudaSetDevice(0));
   void *cpySrc = nullptr, *cpyDst = nullptr;
@@ -289,8 +327,13 @@ int main(int argc, char **argv) {
   };
   int inBuf = -1, outBuf = -1, nin = 0, nout = 0;
   for (int i = 0; i < nb; ++i)
-    if (d.buffers[i].role == BufferRole::In) { inBuf = i; ++nin; }
-    else { outBuf = i; ++nout; }
+    if (d.buffers[i].role == BufferRole::In) {
+      inBuf = i;
+      ++nin;
+    } else {
+      outBuf = i;
+      ++nout;
+    }
 
   for (int64_t bytes = o.minB; bytes <= o.maxB;
        bytes = std::max<int64_t>(bytes + 1, (int64_t)(bytes * o.factor))) {
@@ -332,12 +375,16 @@ int main(int argc, char **argv) {
         allocateBuffers(d, b, data, 1234 + bytes, 0xA5, err);
         for (int r = 0; r < R; ++r) {
           if (ip == 1) {
-            std::vector<uint8_t> reg(std::max(elems[inBuf], elems[outBuf]) * es, 0xA5);
+            std::vector<uint8_t> reg(std::max(elems[inBuf], elems[outBuf]) * es,
+                                     0xA5);
             int64_t io = (char *)run.bufs[r * nb + inBuf] - (char *)region[r];
             int64_t oo = (char *)run.bufs[r * nb + outBuf] - (char *)region[r];
-            std::memcpy(reg.data() + io, data[r][inBuf].data(), data[r][inBuf].size());
-            std::memcpy(data[r][outBuf].data(), reg.data() + oo, data[r][outBuf].size());
-            CUDA_OK(cudaMemcpy(region[r], reg.data(), reg.size(), cudaMemcpyHostToDevice));
+            std::memcpy(reg.data() + io, data[r][inBuf].data(),
+                        data[r][inBuf].size());
+            std::memcpy(data[r][outBuf].data(), reg.data() + oo,
+                        data[r][outBuf].size());
+            CUDA_OK(cudaMemcpy(region[r], reg.data(), reg.size(),
+                               cudaMemcpyHostToDevice));
           } else {
             for (int i = 0; i < nb; ++i)
               CUDA_OK(cudaMemcpy(run.bufs[r * nb + i], data[r][i].data(),
@@ -375,10 +422,13 @@ int main(int argc, char **argv) {
       plan[ip] = purlinCollLastPlan(h);
       if (o.nccl) {
         syncAll();
-        tm[ip] = timeMulti(ss, devs, [&] {
-          purlinArgs aa = argsOf(run);
-          PURLIN_OK(purlinLaunch(h, &aa));
-        }, it, o.warm, graph);
+        tm[ip] = timeMulti(
+            ss, devs,
+            [&] {
+              purlinArgs aa = argsOf(run);
+              PURLIN_OK(purlinLaunch(h, &aa));
+            },
+            it, o.warm, graph);
       } else {
         tm[ip] = timeCalls(run, it, o.warm, graph);
       }
@@ -394,19 +444,22 @@ int main(int argc, char **argv) {
         in[r] = oop[r * nb + (inBuf < 0 ? 0 : inBuf)];
         out[r] = oop[r * nb + (outBuf < 0 ? 0 : outBuf)];
       }
-      const double base =
-          nin == 1 && nout == 1
-              ? ncclSide.time(name, ss, devs, in, out, inBuf < 0 ? 0 : elems[inBuf],
-                              outBuf < 0 ? 0 : elems[outBuf], es, op, it, o.warm, graph)
-              : -1;
+      const double base = nin == 1 && nout == 1
+                              ? ncclSide.time(name, ss, devs, in, out,
+                                              inBuf < 0 ? 0 : elems[inBuf],
+                                              outBuf < 0 ? 0 : elems[outBuf],
+                                              es, op, it, o.warm, graph)
+                              : -1;
       char nc[48];
       if (base > 0)
-        std::snprintf(nc, sizeof nc, "%9.2f %6.2f", base, tm[0] > 0 ? tm[0] / base : 0.0);
+        std::snprintf(nc, sizeof nc, "%9.2f %6.2f", base,
+                      tm[0] > 0 ? tm[0] / base : 0.0);
       else
         std::snprintf(nc, sizeof nc, "%9s %6s", "n/a", "");
       std::printf("%12lld %12lld %7s %6s %5d | %s | %s %s%s  nccl busbw %.2f\n",
                   (long long)size, (long long)C, dt.c_str(), redOpName(op), 0,
-                  cols.c_str(), nc, planCol(plan).c_str(), graph ? " (graph)" : "",
+                  cols.c_str(), nc, planCol(plan).c_str(),
+                  graph ? " (graph)" : "",
                   base > 0 ? size / base / 1e3 * busFactor(name, R) : 0.0);
     } else {
       // Baseline: one copy of R x size bytes, same iterations.

@@ -86,9 +86,10 @@ double timeCalls(Run &r, int iters, int warm, bool graph) {
     for (int i = 0; i < n; ++i)
       PURLIN_OK(purlinLaunch(r.h, &a));
   };
-  const float ms = graph ? timeGraph(r.s, iters, warm, [&] { calls(iters); })
-                         : timeEager(r.s, [&] { calls(warm); },
-                                     [&] { calls(iters); });
+  const float ms = graph
+                       ? timeGraph(r.s, iters, warm, [&] { calls(iters); })
+                       : timeEager(
+                             r.s, [&] { calls(warm); }, [&] { calls(iters); });
   return ms * 1000.0 / iters;
 }
 
@@ -122,9 +123,10 @@ double timeMulti(const std::vector<cudaStream_t> &ss,
       launch();
     join();
   };
-  const float ms = graph ? timeGraph(ss[0], iters, warm, [&] { calls(iters); })
-                         : timeEager(ss[0], [&] { calls(warm); },
-                                     [&] { calls(iters); });
+  const float ms =
+      graph ? timeGraph(ss[0], iters, warm, [&] { calls(iters); })
+            : timeEager(
+                  ss[0], [&] { calls(warm); }, [&] { calls(iters); });
   for (size_t g = 0; g < G; ++g) {
     CUDA_OK(cudaSetDevice(devs[g]));
     cudaEventDestroy(ev[g]);
@@ -139,7 +141,8 @@ double timeMemcpy(void *dst, const void *src, int64_t bytes, cudaStream_t s,
     for (int i = 0; i < n; ++i)
       CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
   };
-  const float ms = timeEager(s, [&] { copies(warm); }, [&] { copies(iters); });
+  const float ms = timeEager(
+      s, [&] { copies(warm); }, [&] { copies(iters); });
   return ms * 1000.0 / iters;
 }
 

@@ -54,9 +54,9 @@ int64_t BoundValues::scalar(const std::string &name) const {
 purlinStatus BoundValues::checkRanks(int R, std::string &msg) const {
   if (ranks_ < 0 || R == ranks_)
     return PURLIN_SUCCESS;
-  msg = "collective '" + name_ + "' is compiled for " +
-        std::to_string(ranks_) + " ranks (" + ranksParam_ +
-        " bound at compile time), not " + std::to_string(R);
+  msg = "collective '" + name_ + "' is compiled for " + std::to_string(ranks_) +
+        " ranks (" + ranksParam_ + " bound at compile time), not " +
+        std::to_string(R);
   return PURLIN_ERR_BAD_RANK_COUNT;
 }
 
@@ -73,8 +73,8 @@ purlinStatus BoundValues::checkType(int dtype, std::string &msg) const {
 purlinStatus BoundValues::checkOp(int op, std::string &msg) const {
   if (op_ < 0 || op == op_)
     return PURLIN_SUCCESS;
-  msg = "collective '" + name_ + "' is compiled for " +
-        redOpName((RedOp)op_) + " (" + opParam_ + " bound at compile time), not " +
+  msg = "collective '" + name_ + "' is compiled for " + redOpName((RedOp)op_) +
+        " (" + opParam_ + " bound at compile time), not " +
         (op >= 0 && op < kNumRedOps ? redOpName((RedOp)op)
                                     : std::to_string(op).c_str());
   return PURLIN_ERR_UNSUPPORTED_OP;

@@ -41,8 +41,8 @@ const RuntimeTarget *targetFor(const char *target, std::string &error) {
       return x;
     have += std::string(have.empty() ? "" : ", ") + x->name();
   }
-  error = std::string("target '") + target + "' runs on the '" +
-          row->datapath + "' datapath, which this runtime does not have (" +
+  error = std::string("target '") + target + "' runs on the '" + row->datapath +
+          "' datapath, which this runtime does not have (" +
           (have.empty() ? "none" : have) + ")";
   return nullptr;
 }

@@ -94,9 +94,9 @@ bool runNvrtc(const std::string &text, const std::vector<std::string> &opts,
     texts.push_back(hs[i].text);
   }
   nvrtcProgram prog;
-  nvrtcResult r = nvrtcCreateProgram(&prog, text.c_str(), "purlin_jit.cu",
-                                     (int)names.size(), texts.data(),
-                                     names.data());
+  nvrtcResult r =
+      nvrtcCreateProgram(&prog, text.c_str(), "purlin_jit.cu",
+                         (int)names.size(), texts.data(), names.data());
   if (r != NVRTC_SUCCESS) {
     error = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r);
     return false;
@@ -130,10 +130,12 @@ bool runNvrtc(const std::string &text, const std::vector<std::string> &opts,
 
 /// What the disk cache's key covers besides the program: NVRTC's version
 /// and options, every header NVRTC was given.
-std::string keyText(const std::string &text, const std::vector<std::string> &opts) {
+std::string keyText(const std::string &text,
+                    const std::vector<std::string> &opts) {
   int major = 0, minor = 0, n = 0;
   nvrtcVersion(&major, &minor);
-  std::string k = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  std::string k =
+      "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
   for (const std::string &o : opts)
     k += " " + o;
   k += "\n" + text;
@@ -180,7 +182,8 @@ bool load(const purlin_collective_info &info, const std::string &cubin,
   }
   if (e != cudaSuccess) {
     cudaGetLastError();
-    error = std::string("loading the compiled kernels: ") + cudaGetErrorString(e);
+    error =
+        std::string("loading the compiled kernels: ") + cudaGetErrorString(e);
     return false;
   }
   return true; // the library stays loaded for the process
@@ -194,7 +197,8 @@ struct Entry {
 };
 std::mutex gMutex;
 std::map<std::tuple<const purlin_collective_info *, int, int>,
-         std::unique_ptr<Entry>> gEntries;
+         std::unique_ptr<Entry>>
+    gEntries;
 
 Entry &entryFor(const purlin_collective_info &info, int dtype, int op) {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -218,9 +222,9 @@ void build(const purlin_collective_info &info, int dtype, int op, Entry &out) {
     return;
   }
   const std::vector<std::string> opts = nvrtcOptions(arch, inc);
-  const std::string file = std::string(info.name) + "-" + std::to_string(dtype) +
-                           "-" + std::to_string(op) + "-sm" +
-                           std::to_string(arch) + "-" +
+  const std::string file = std::string(info.name) + "-" +
+                           std::to_string(dtype) + "-" + std::to_string(op) +
+                           "-sm" + std::to_string(arch) + "-" +
                            contentHash(keyText(text, opts)) + ".cubin";
   std::string cubin, loadError;
   if (cacheRead(file, cubin) && load(info, cubin, out.kernels, loadError)) {
@@ -248,13 +252,19 @@ std::string programText(const purlin_collective_info &info, int dtype, int op,
   return "// " + std::string(info.name) + " for element type " +
          std::to_string(dtype) + ", op " + std::to_string(op) +
          ", compiled at first use by the purlin runtime.\n"
-         "#define PURLIN_JIT_DTYPE " + std::to_string(dtype) + "\n"
+         "#define PURLIN_JIT_DTYPE " +
+         std::to_string(dtype) +
+         "\n"
          "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n"
-         "#include \"" + row->header + "\"\n"
-         "namespace purlin_gen_" + info.name + " {\nusing namespace purlin::exec;\n"
-         "constexpr uint32_t kAotDtypes = 1u << " + std::to_string(dtype) +
-         ", kAotOps = 1u << " + std::to_string(op) + ";\n" + info.source +
-         "} // namespace purlin_gen_" + info.name + "\n";
+         "#include \"" +
+         row->header +
+         "\"\n"
+         "namespace purlin_gen_" +
+         info.name +
+         " {\nusing namespace purlin::exec;\n"
+         "constexpr uint32_t kAotDtypes = 1u << " +
+         std::to_string(dtype) + ", kAotOps = 1u << " + std::to_string(op) +
+         ";\n" + info.source + "} // namespace purlin_gen_" + info.name + "\n";
 }
 
 bool compileProgram(const purlin_collective_info &info, int dtype, int op,

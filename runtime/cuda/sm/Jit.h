@@ -19,8 +19,9 @@ namespace sm {
 
 /// One collective's kernels for one element type and op.
 struct JitKernels {
-  std::vector<const void *> plans; // per plan: a cudaKernel_t, as launchPlan takes it
-  int threads = 0;                 // per lane: the kernels' launch bound
+  std::vector<const void *>
+      plans;       // per plan: a cudaKernel_t, as launchPlan takes it
+  int threads = 0; // per lane: the kernels' launch bound
 };
 
 /// The kernels of (info, dtype, op) when this process has them already,

@@ -27,7 +27,8 @@ bool linkedIn(const purlin_collective_info &info, int dtype, int op) {
 
 std::string pairText(int dtype, int op) {
   return std::string("the kernels for ") + dtypeName((DType)dtype) +
-         (op == exec::kCopy ? "" : std::string(" with ") + redOpName((RedOp)op));
+         (op == exec::kCopy ? ""
+                            : std::string(" with ") + redOpName((RedOp)op));
 }
 
 class SmDatapath final : public RuntimeTarget {

@@ -46,9 +46,11 @@ const char *kUsage =
     "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
     "                       then run one type of each width; a collective of\n"
     "                       a concrete or bound type runs that type)\n"
-    "  --ops LIST|all       reduction ops (default all; an op bound at compile\n"
+    "  --ops LIST|all       reduction ops (default all; an op bound at "
+    "compile\n"
     "                       time or fixed in the source runs as it is)\n"
-    "  --inplace LIST|both|all  no, yes (NCCL's offsets), same (each output at\n"
+    "  --inplace LIST|both|all  no, yes (NCCL's offsets), same (each output "
+    "at\n"
     "                       its input's address); both: no,yes; all (default)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
     "  --launches N         back-to-back launches per case (default 2)\n"
@@ -63,8 +65,8 @@ const char *kUsage =
 namespace {
 struct Grid {
   std::vector<std::string> names, ranks = {"1", "2", "3", "4", "5", "8"},
-                                  counts = {"0", "1", "7", "1031"}, dtypes,
-                                  ops, inplace = {"no", "yes", "same"};
+                                  counts = {"0", "1", "7", "1031"}, dtypes, ops,
+                                  inplace = {"no", "yes", "same"};
   std::map<std::string, int64_t> params; // --params
   std::string strategy = "all";
   int launches = 2;
@@ -95,8 +97,10 @@ int parseGrid(int argc, char **argv, Grid &g) {
         std::vector<std::string> p = split(kv, '=');
         if (p.size() != 2 || p[1].empty() ||
             p[1].find_first_not_of("0123456789") != std::string::npos) {
-          std::fprintf(stderr, "error: --params takes NAME=VALUE,... (a count "
-                       "or root), got '%s'\n%s", kv.c_str(), kUsage);
+          std::fprintf(stderr,
+                       "error: --params takes NAME=VALUE,... (a count "
+                       "or root), got '%s'\n%s",
+                       kv.c_str(), kUsage);
           return 2;
         }
         g.params[p[0]] = std::atoll(p[1].c_str());
@@ -118,8 +122,10 @@ int parseGrid(int argc, char **argv, Grid &g) {
                                : split(v);
       for (auto &x : g.inplace)
         if (x != "no" && x != "yes" && x != "same") {
-          std::fprintf(stderr, "error: --inplace takes no, yes, same, both or all, got '%s'\n%s",
-                       x.c_str(), kUsage);
+          std::fprintf(
+              stderr,
+              "error: --inplace takes no, yes, same, both or all, got '%s'\n%s",
+              x.c_str(), kUsage);
           return 2;
         }
     } else if (a == "--strategy")
@@ -171,8 +177,9 @@ Axes axesOf(const purlin_collective_info *info, const Collective &c,
   }
   for (auto &p : c.params)
     x.hasRoot |= p.kind == ParamKind::Root && bv.scalar(p.name) < 0;
-  x.ranks = bv.ranks() >= 0 ? std::vector<std::string>{std::to_string(bv.ranks())}
-                            : g.ranks;
+  x.ranks = bv.ranks() >= 0
+                ? std::vector<std::string>{std::to_string(bv.ranks())}
+                : g.ranks;
   // A copy collective moves bytes: one type of each width is enough to
   // cover every type; a reduction runs every type and op.
   x.types = g.dtypes;
@@ -218,7 +225,8 @@ Binding bindCase(const Collective &c, const Grid &g, int64_t R, int64_t C,
     b.scalars[rp->name] = R;
   bool firstCount = true;
   for (auto &p : c.params) {
-    if (!p.bound.empty() || (p.kind != ParamKind::Count && p.kind != ParamKind::Root))
+    if (!p.bound.empty() ||
+        (p.kind != ParamKind::Count && p.kind != ParamKind::Root))
       continue;
     auto given = g.params.find(p.name);
     if (given != g.params.end())
@@ -250,7 +258,8 @@ Binding bindCase(const Collective &c, const Grid &g, int64_t R, int64_t C,
 
 /// A binding as text, to run each distinct case once.
 std::string bindingKey(const Binding &b) {
-  std::string s = std::to_string((int)b.dtype) + "/" + std::to_string((int)b.redop);
+  std::string s =
+      std::to_string((int)b.dtype) + "/" + std::to_string((int)b.redop);
   for (auto &kv : b.scalars)
     s += " " + kv.first + "=" + std::to_string(kv.second);
   for (auto &kv : b.tables) {
@@ -319,13 +328,15 @@ int main(int argc, char **argv) {
                   o.oneLaunch = g.oneLaunch;
                   o.jitterSeed = g.seed ? g.seed + passed + failed : 0;
                   host::RunResult res = host::runAndCheck(info, b, o);
-                  const char *opCol = x.hasOpParam ? op.c_str() : x.opText.c_str();
+                  const char *opCol =
+                      x.hasOpParam ? op.c_str() : x.opText.c_str();
                   if (!res.ok && res.refused) {
                     // Refused, as the runtime refuses it (no plan proved
                     // right in place; tables beyond the executor's
                     // capacity): shown with --table, not a failure.
                     if (g.table)
-                      std::printf("%-24s %-14s %5lld %4s %10lld %-7s %-7s refused: %s\n",
+                      std::printf("%-24s %-14s %5lld %4s %10lld %-7s %-7s "
+                                  "refused: %s\n",
                                   info->name, st.empty() ? "auto" : st.c_str(),
                                   (long long)R, rootText(c, b).c_str(),
                                   (long long)callBytes(c, b), t.c_str(), opCol,
@@ -334,13 +345,15 @@ int main(int argc, char **argv) {
                   }
                   res.ok ? ++passed : ++failed;
                   if (g.table || !res.ok)
-                    std::printf("%-24s %-14s %5lld %4s %10lld %-7s %-7s %s%s%s\n",
-                                info->name, res.plan.c_str(), (long long)R,
-                                rootText(c, b).c_str(), (long long)callBytes(c, b),
-                                t.c_str(), opCol, res.ok ? "ok" : "FAIL: ",
-                                res.error.c_str(),
-                                o.sameStart ? " [in place, same address]"
-                                : o.inplace ? " [in place]" : "");
+                    std::printf(
+                        "%-24s %-14s %5lld %4s %10lld %-7s %-7s %s%s%s\n",
+                        info->name, res.plan.c_str(), (long long)R,
+                        rootText(c, b).c_str(), (long long)callBytes(c, b),
+                        t.c_str(), opCol,
+                        res.ok ? "ok" : "FAIL: ", res.error.c_str(),
+                        o.sameStart ? " [in place, same address]"
+                        : o.inplace ? " [in place]"
+                                    : "");
                 }
   }
   std::printf("%d passed, %d failed\n", passed, failed);

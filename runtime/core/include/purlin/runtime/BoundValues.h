@@ -51,7 +51,7 @@ public:
                      std::string &msg) const;
 
 private:
-  std::string name_;    // the collective's
+  std::string name_; // the collective's
   int ranks_ = -1, dtype_ = -1, op_ = -1;
   std::string typeWhy_; // "T bound at compile time", "buffer 'x' is i32[C]"
   std::string ranksParam_, opParam_;
