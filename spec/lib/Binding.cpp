@@ -119,7 +119,8 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
   size_t maxDims = 0;
   for (auto &cl : c.clauses)
     maxDims = std::max(maxDims, cl.dims.size());
-  slots.resize(dimSlot0 + maxDims, 0);
+  varSlot = dimSlot0 + (int)maxDims;
+  slots.resize(varSlot + 2, 0);
 
   bufElems.clear();
   for (size_t i = 0; i < c.buffers.size(); ++i) {
@@ -132,7 +133,13 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
   for (auto &cl : c.clauses) {
     BoundClause bc;
     bc.ndims = (int)cl.dims.size();
+    // A set's variable is its own slot (it may not hide a coordinate or a
+    // parameter: checkStructure).
+    std::string var;
+    int varAt = -1;
     auto slot = [&](const std::string &n) -> int {
+      if (!var.empty() && n == var)
+        return varAt;
       for (size_t d = 0; d < cl.dims.size(); ++d)
         if (cl.dims[d].name == n)
           return dimSlot0 + (int)d;
@@ -152,11 +159,20 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
     }
     bc.fromEvery = cl.from.rank.every;
     bc.toEvery = cl.to.rank.every;
-    if ((!bc.fromEvery &&
-         !CompiledExpr::compile(cl.from.rank.rank, slot, table, bc.fromRank,
-                                error)) ||
-        (!bc.toEvery && !CompiledExpr::compile(cl.to.rank.rank, slot, table,
-                                               bc.toRank, error)) ||
+    bc.fromSet = cl.from.rank.isSet();
+    bc.toSet = cl.to.rank.isSet();
+    auto rank = [&](const RankSel &sel, int at, CompiledExpr &r, CompiledExpr &n) {
+      if (sel.every)
+        return true;
+      var = sel.var;
+      varAt = varSlot + at;
+      bool ok = CompiledExpr::compile(sel.rank, slot, table, r, error) &&
+                (!sel.isSet() || CompiledExpr::compile(sel.extent, slot, table, n, error));
+      var.clear();
+      return ok;
+    };
+    if (!rank(cl.from.rank, 0, bc.fromRank, bc.fromCount) ||
+        !rank(cl.to.rank, 1, bc.toRank, bc.toCount) ||
         !CompiledExpr::compile(cl.from.index, slot, table, bc.fromIndex, error) ||
         !CompiledExpr::compile(cl.to.index, slot, table, bc.toIndex, error))
       return false;
@@ -191,6 +207,37 @@ bool BoundCollective::visit(int ci,
     return true;
   };
   return rec(0);
+}
+
+bool BoundCollective::ranksOf(int ci, bool from, const int64_t *s,
+                              std::vector<int64_t> &out) const {
+  const BoundClause &k = clauses[ci];
+  out.clear();
+  if (from ? k.fromEvery : k.toEvery) {
+    for (int64_t r = 0; r < R; ++r)
+      out.push_back(r);
+    return true;
+  }
+  const CompiledExpr &rank = from ? k.fromRank : k.toRank;
+  if (!(from ? k.fromSet : k.toSet)) {
+    int64_t r;
+    if (!rank.eval(s, r))
+      return false;
+    out.push_back(r);
+    return true;
+  }
+  tmp_.assign(s, s + slots.size());
+  int64_t n;
+  if (!(from ? k.fromCount : k.toCount).eval(tmp_.data(), n))
+    return false;
+  for (int64_t v = 0; v < n; ++v) {
+    tmp_[varSlot + (from ? 0 : 1)] = v;
+    int64_t r;
+    if (!rank.eval(tmp_.data(), r))
+      return false;
+    out.push_back(r);
+  }
+  return true;
 }
 
 namespace {
@@ -254,6 +301,11 @@ bool checkBinding(const Collective &c, const Binding &b,
       if (v < 0 || v >= R)
         return fail(p.loc, "root '" + p.name + "' = " + std::to_string(v) +
                                " must lie in [0, " + std::to_string(R) + ")");
+    } else if (p.kind == ParamKind::Group) {
+      int64_t v = b.scalars.at(p.name);
+      if (v < 1 || R % v != 0)
+        return fail(p.loc, "group size '" + p.name + "' = " + std::to_string(v) +
+                               " must divide the rank count " + std::to_string(R));
     }
   BoundCollective bc;
   std::string err;
@@ -264,72 +316,101 @@ bool checkBinding(const Collective &c, const Binding &b,
       return fail(c.buffers[i].loc, "buffer '" + c.buffers[i].name +
                                         "' has a negative size under " +
                                         bindingText(c, b));
-  // written[out buffer][rank] marks each element once.
+  // writer[out buffer][rank][element]: the last name that writes it (an
+  // index into `names`), -1 while none has.
   std::vector<std::vector<std::vector<int32_t>>> writer(c.buffers.size());
   for (size_t i = 0; i < c.buffers.size(); ++i)
     if (c.buffers[i].role == BufferRole::Out)
       writer[i].assign(R, std::vector<int32_t>(bc.bufElems[i], -1));
   int64_t visited = 0;
-  std::vector<std::vector<int64_t>> firstWriter; // names by id, for messages
+  std::vector<std::vector<int64_t>> names; // (clause, coordinates...) by id
+  std::vector<int64_t> F, D, sorted;
   for (size_t ci = 0; ci < c.clauses.size(); ++ci) {
     const Clause &cl = c.clauses[ci];
     const auto &k = bc.clauses[ci];
-    bool ok = bc.visit(
-        (int)ci,
-        [&](const int64_t *s) -> bool {
-          if (maxNames && visited >= maxNames)
-            return false;
-          ++visited;
-          const int64_t *coords = s + bc.dimSlot0;
-          auto where = [&]() {
-            return "name " + nameText(cl, coords) + " under " +
-                   bindingText(c, b);
-          };
-          int64_t fr = 0, tr = 0, fi, ti;
-          if (!k.fromEvery && (!k.fromRank.eval(s, fr) || fr < 0 || fr >= R))
-            return fail(cl.from.rankLoc.line ? cl.from.rankLoc : cl.from.loc,
-                        "contributor rank out of range: " + where() +
-                            " has no contributor");
-          if (!k.toEvery && (!k.toRank.eval(s, tr) || tr < 0 || tr >= R))
-            return fail(cl.to.rankLoc.line ? cl.to.rankLoc : cl.to.loc,
-                        "destination rank out of range: " + where() +
-                            " has no destination");
-          if (!k.fromIndex.eval(s, fi) || fi < 0 ||
-              fi >= bc.bufElems[k.fromBuf])
-            return fail(cl.from.indexLoc.line ? cl.from.indexLoc : cl.from.loc,
-                        "the index of '" + cl.from.buffer +
-                            "' is out of bounds: " + where() + " reads " +
-                            std::to_string(fi) + ", size " +
-                            std::to_string(bc.bufElems[k.fromBuf]));
-          if (!k.toIndex.eval(s, ti) || ti < 0 || ti >= bc.bufElems[k.toBuf])
-            return fail(cl.to.indexLoc.line ? cl.to.indexLoc : cl.to.loc,
-                        "the index of '" + cl.to.buffer +
-                            "' is out of bounds: " + where() + " writes " +
-                            std::to_string(ti) + ", size " +
-                            std::to_string(bc.bufElems[k.toBuf]));
-          int64_t r0 = k.toEvery ? 0 : tr, r1 = k.toEvery ? R : tr + 1;
-          for (int64_t r = r0; r < r1; ++r) {
-            int32_t &w = writer[k.toBuf][r][ti];
-            if (w >= 0) {
-              const auto &fw = firstWriter[w];
-              const Clause &ocl = c.clauses[fw[0]];
-              std::string other = "name " + nameText(ocl, fw.data() + 1);
-              return fail(cl.to.loc, "two names write one place: " + where() +
-                                         " and " + other + " both write '" +
-                                         cl.to.buffer + "@" +
-                                         std::to_string(r) + "[" +
-                                         std::to_string(ti) + "]'");
-            }
-            if (r == r0) {
-              std::vector<int64_t> rec{(int64_t)ci};
-              rec.insert(rec.end(), coords, coords + k.ndims);
-              firstWriter.push_back(rec);
-            }
-            w = (int32_t)firstWriter.size() - 1;
-          }
-          return true;
-        },
-        err);
+    // A step (a clause that reads an output) reads places that earlier
+    // clauses wrote, and may write over them.
+    const bool step = readsOutput(c, ci);
+    auto where = [&](const int64_t *coords) {
+      return "name " + nameText(cl, coords) + " under " + bindingText(c, b);
+    };
+    auto place = [&](const std::string &buf, int64_t r, int64_t i) {
+      return "'" + buf + "@" + std::to_string(r) + "[" + std::to_string(i) + "]'";
+    };
+    // Reads of a step, before its own writes.
+    auto reads = [&](const int64_t *s) -> bool {
+      int64_t fi;
+      if (!bc.ranksOf((int)ci, true, s, F) || !k.fromIndex.eval(s, fi) || fi < 0 ||
+          fi >= bc.bufElems[k.fromBuf])
+        return true; // reported below
+      for (int64_t p : F)
+        if (p >= 0 && p < R && writer[k.fromBuf][p][fi] < 0)
+          return fail(cl.from.loc, where(s + bc.dimSlot0) + " reads " +
+                                       place(cl.from.buffer, p, fi) +
+                                       ", which no earlier clause writes");
+      return true;
+    };
+    // A rank selector's ranks: in [0, R), none twice, at least one.
+    auto ranks = [&](const int64_t *coords, bool from, std::vector<int64_t> &v) -> bool {
+      const Access &a = from ? cl.from : cl.to;
+      const SrcLoc at = a.rankLoc.line ? a.rankLoc : a.loc;
+      const std::string side = from ? "contributor" : "destination";
+      if (!a.rank.every && !a.rank.isSet() && (v.size() != 1 || v[0] < 0 || v[0] >= R))
+        return fail(at, side + " rank out of range: " + where(coords) + " has no " + side);
+      if (v.empty())
+        return fail(at, "empty " + side + " set: " + where(coords) + " has no " + side);
+      sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] < 0 || sorted[i] >= R)
+          return fail(at, side + " rank out of range: " + where(coords) + " lists rank " +
+                              std::to_string(sorted[i]) + ", outside [0, " +
+                              std::to_string(R) + ")");
+        if (i && sorted[i] == sorted[i - 1])
+          return fail(at, "a rank twice in a " + side + " set: " + where(coords) +
+                              " lists rank " + std::to_string(sorted[i]) + " twice");
+      }
+      return true;
+    };
+    auto check = [&](const int64_t *s) -> bool {
+      if (maxNames && visited >= maxNames)
+        return false;
+      ++visited;
+      const int64_t *coords = s + bc.dimSlot0;
+      int64_t fi, ti;
+      if (!bc.ranksOf((int)ci, true, s, F))
+        F.assign(1, -1);
+      if (!bc.ranksOf((int)ci, false, s, D))
+        D.assign(1, -1);
+      if (!ranks(coords, true, F) || !ranks(coords, false, D))
+        return false;
+      if (!k.fromIndex.eval(s, fi) || fi < 0 || fi >= bc.bufElems[k.fromBuf])
+        return fail(cl.from.indexLoc.line ? cl.from.indexLoc : cl.from.loc,
+                    "the index of '" + cl.from.buffer + "' is out of bounds: " +
+                        where(coords) + " reads " + std::to_string(fi) + ", size " +
+                        std::to_string(bc.bufElems[k.fromBuf]));
+      if (!k.toIndex.eval(s, ti) || ti < 0 || ti >= bc.bufElems[k.toBuf])
+        return fail(cl.to.indexLoc.line ? cl.to.indexLoc : cl.to.loc,
+                    "the index of '" + cl.to.buffer + "' is out of bounds: " +
+                        where(coords) + " writes " + std::to_string(ti) + ", size " +
+                        std::to_string(bc.bufElems[k.toBuf]));
+      std::vector<int64_t> rec{(int64_t)ci};
+      rec.insert(rec.end(), coords, coords + k.ndims);
+      names.push_back(rec);
+      for (int64_t r : D) {
+        int32_t &w = writer[k.toBuf][r][ti];
+        if (w >= 0 && (names[w][0] == (int64_t)ci || !step)) {
+          const auto &fw = names[w];
+          const Clause &ocl = c.clauses[fw[0]];
+          return fail(cl.to.loc, "two names write one place: " + where(coords) +
+                                     " and name " + nameText(ocl, fw.data() + 1) +
+                                     " both write " + place(cl.to.buffer, r, ti));
+        }
+        w = (int32_t)names.size() - 1;
+      }
+      return true;
+    };
+    bool ok = (!step || bc.visit((int)ci, reads, err)) && bc.visit((int)ci, check, err);
     if (!ok) {
       if (!err.empty())
         return fail(cl.loc, err);
@@ -353,11 +434,26 @@ bool applyBoundParams(const Collective &c, Binding &b, std::string &error) {
   return parseBindingList(c, list, b, error);
 }
 
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i)
+    if (n % i == 0)
+      d.push_back(i);
+  return d;
+}
+
 std::vector<Binding> sampleBindings(const Collective &c) {
   std::vector<Binding> out;
-  const int64_t Rs[] = {1, 2, 3, 5};
+  bool hasGroup = false;
+  for (auto &p : c.params)
+    hasGroup |= p.kind == ParamKind::Group;
+  // Group sizes divide R: 4 and 6 give them something to divide.
+  std::vector<int64_t> Rs = {1, 2, 3, 5};
+  if (hasGroup)
+    Rs = {1, 2, 3, 4, 5, 6};
   int salt = 0;
   for (int64_t R : Rs)
+    for (int gi = 0; gi < (hasGroup ? 4 : 1); ++gi)
     for (int64_t cnt = 1; cnt <= 3; ++cnt)
       for (int rootEnd = 0; rootEnd < 2; ++rootEnd) {
         Binding b;
@@ -373,10 +469,13 @@ std::vector<Binding> sampleBindings(const Collective &c) {
         std::string err;
         applyBoundParams(c, b, err);
         int64_t effR = b.ranks(c);
+        const std::vector<int64_t> ds = divisors(std::max<int64_t>(effR, 1));
         for (auto &p : c.params)
           if (p.kind == ParamKind::Root && p.bound.empty()) {
             b.scalars[p.name] = rootEnd ? std::max<int64_t>(effR - 1, 0) : 0;
             hasRoot = true;
+          } else if (p.kind == ParamKind::Group && p.bound.empty()) {
+            b.scalars[p.name] = ds[gi % ds.size()]; // every divisor of R
           }
         std::mt19937 rng((unsigned)(R * 97 + cnt * 13 + rootEnd));
         for (auto &p : c.params) {

@@ -32,7 +32,8 @@ const char *kUsage =
     "Runs every linked collective on host threads and checks each result\n"
     "bit for bit against the reference evaluator.\n"
     "  --collective NAMES   comma-separated names (default: all linked)\n"
-    "  --ranks LIST         rank counts (default 1,2,3,4,5,8)\n"
+    "  --ranks LIST         rank counts (default 1,2,3,4,5,8); a group size\n"
+    "                       parameter takes every divisor of each\n"
     "  --counts LIST        element counts, bound to the first count\n"
     "                       parameter (others get 1 + C % 3; default 0,1,7,1031)\n"
     "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
@@ -134,7 +135,8 @@ int main(int argc, char **argv) {
       ++failed;
       continue;
     }
-    bool reduces = false, hasRoot = false, hasOpParam = false, hasType = false;
+    bool reduces = false, hasRoot = false, hasOpParam = false, hasType = false,
+         hasGroup = false;
     for (auto &cl : c.clauses) {
       reduces |= cl.op != RedOp::Copy || !cl.opParam.empty();
       hasOpParam |= !cl.opParam.empty();
@@ -142,6 +144,7 @@ int main(int argc, char **argv) {
     for (auto &p : c.params) {
       hasRoot |= p.kind == ParamKind::Root;
       hasType |= p.kind == ParamKind::Type;
+      hasGroup |= p.kind == ParamKind::Group;
     }
     std::vector<std::string> strategies;
     if (strategy == "all") {
@@ -160,6 +163,8 @@ int main(int argc, char **argv) {
       ts = {ts.front()};
     std::vector<std::string> os = hasOpParam ? ops : std::vector<std::string>{"sum"};
     for (auto &rs : ranks)
+      for (int64_t group : hasGroup ? divisors(std::atoll(rs.c_str()))
+                                    : std::vector<int64_t>{1})
       for (auto &cs : counts)
         for (int rootEnd = 0; rootEnd < (hasRoot ? 2 : 1); ++rootEnd)
           for (auto &t : ts)
@@ -184,6 +189,8 @@ int main(int argc, char **argv) {
                     }
                     else if (p.kind == ParamKind::Root)
                       b.scalars[p.name] = rootEnd ? R - 1 : 0;
+                    else if (p.kind == ParamKind::Group)
+                      b.scalars[p.name] = group; // every divisor of R
                   }
                   for (auto &p : c.params)
                     if (p.kind == ParamKind::Table) {
@@ -224,8 +231,11 @@ int main(int argc, char **argv) {
                                 (long long)callBytes(c, b), t.c_str(),
                                 hasOpParam ? op.c_str() : "-",
                                 res.ok ? "ok" : "FAIL: ", res.error.c_str(),
-                                o.sameStart ? " [in place, same address]"
-                                : o.inplace ? " [in place]" : "");
+                                (std::string(o.sameStart ? " [in place, same address]"
+                                             : o.inplace ? " [in place]"
+                                                         : "") +
+                                 (hasGroup ? " [group " + std::to_string(group) + "]" : ""))
+                                    .c_str());
                 }
   }
   std::printf("%d passed, %d failed\n", passed, failed);
