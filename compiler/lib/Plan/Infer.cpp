@@ -99,21 +99,26 @@ std::string suffix(const Collective &c, size_t k) {
 // lanes and ranks), copies the output it contributes into its scratch,
 // waits until every copy is made (`ready`), and reads the copies, so that
 // its writes, which may land where it reads (an all-reduce in place), take
-// nothing a peer still reads. `done`: the copies are read before a later
-// step or launch copies again. Every rank takes part: a step orders what
-// any rank wrote before it.
+// nothing a peer still reads. Every rank takes part: a step orders what any
+// rank wrote before it. `done`, after the last clause only: every rank's
+// writes have landed and its reads are over before any caller reuses a
+// buffer (a boundary sync). Before another step, that step's barrier orders
+// the copies' readers before its copy, in this launch and the next.
 void stepRound(const Collective &c, Builder &b, size_t k, Selection sel, DestKind dst,
                bool chunked) {
   const int ck = (int)k;
   const std::string sfx = suffix(c, k);
-  const int step = b.signal("step" + sfx), ready = b.signal("ready" + sfx),
-            done = b.signal("done" + sfx);
+  const bool last = k + 1 == c.clauses.size();
+  const int step = b.signal("step" + sfx), ready = b.signal("ready" + sfx);
   b.notify(ck, step, PeerSet::All);
   b.wait(ck, step, PeerSet::All, false, true);
   b.stage(ck, StageMode::Copy, chunked);
   b.notify(ck, ready, PeerSet::All);
   b.wait(ck, ready, PeerSet::All, false, true);
   b.consume(ck, sel, SourceKind::Scratch, dst, chunked);
+  if (!last && readsOutput(c, k + 1))
+    return;
+  const int done = b.signal("done" + sfx);
   b.notify(ck, done, PeerSet::All, false, true);
   b.wait(ck, done, PeerSet::All, false, true, true);
 }

@@ -33,7 +33,7 @@ const char *kUsage =
     "bit for bit against the reference evaluator.\n"
     "  --collective NAMES   comma-separated names (default: all linked)\n"
     "  --ranks LIST         rank counts (default 1,2,3,4,5,8); a group size\n"
-    "                       parameter takes every divisor of each\n"
+    "                       parameter takes the divisors of R by turns\n"
     "  --counts LIST        element counts, bound to the first count\n"
     "                       parameter (others get 1 + C % 3; default 0,1,7,1031)\n"
     "  --dtypes LIST|all    element types (default all; copy-only collectives\n"
@@ -163,16 +163,19 @@ int main(int argc, char **argv) {
       ts = {ts.front()};
     std::vector<std::string> os = hasOpParam ? ops : std::vector<std::string>{"sum"};
     for (auto &rs : ranks)
-      for (int64_t group : hasGroup ? divisors(std::atoll(rs.c_str()))
-                                    : std::vector<int64_t>{1})
-      for (auto &cs : counts)
+      for (size_t ci = 0; ci < counts.size(); ++ci)
         for (int rootEnd = 0; rootEnd < (hasRoot ? 2 : 1); ++rootEnd)
-          for (auto &t : ts)
+          for (size_t ti = 0; ti < ts.size(); ++ti)
             for (auto &op : os)
               for (auto &ip : inplace)
                 for (auto &st : strategies) {
+                  const std::string &cs = counts[ci], &t = ts[ti];
                   Binding b;
                   int64_t R = std::atoll(rs.c_str()), C = std::atoll(cs.c_str());
+                  // A group size: the divisors of R by turns over counts
+                  // and types (every one of them over a few cases).
+                  const std::vector<int64_t> ds = divisors(R < 1 ? 1 : R);
+                  const int64_t group = ds[(ci + ti) % ds.size()];
                   parseDType(t, b.dtype);
                   parseRedOp(op, b.redop);
                   std::mt19937_64 rng(R * 1000 + C);

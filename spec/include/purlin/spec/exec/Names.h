@@ -175,19 +175,16 @@ PURLIN_HD_CALL int64_t slotPart(const Params &P, int p, int q, int64_t unit, int
 /// (a general clause: the largest part, vectors of `unit` elements).
 template <class C> inline int64_t slotElems(const Params &P, int R, int64_t unit = 1) {
   int64_t m = 0;
-  if constexpr (isGeneral<C>()) {
-    for (int p = 0; p < R; ++p)
-      for (int q = 0; q < R; ++q) {
-        const int64_t n = slotPart<C>(P, p, q, unit);
-        m = n > m ? n : m;
-      }
-    return m;
-  }
   for (int p = 0; p < R; ++p)
     for (int q = 0; q < R; ++q) {
-      Box b;
-      if (flows<C>(P, p, q) && makeBox<C>(P, p, q, b) && b.n > m)
-        m = b.n;
+      if constexpr (isGeneral<C>()) {
+        const int64_t n = slotPart<C>(P, p, q, unit);
+        m = n > m ? n : m;
+      } else {
+        Box b;
+        if (flows<C>(P, p, q) && makeBox<C>(P, p, q, b) && b.n > m)
+          m = b.n;
+      }
     }
   return m;
 }
