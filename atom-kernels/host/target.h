@@ -27,11 +27,14 @@ struct HostAtoms {
   int maxDelayUs = 50;     // longest random pause
   int64_t timeoutMs = 20000;
   std::atomic<int> timedOut{0};
-  // Waiters sleep on `cv` and every signal wakes them: lanes are many more
-  // threads than cores, so polling waiters would starve the lanes they wait
-  // for, and timed sleeps would dominate the run time.
-  std::mutex mu;
-  std::condition_variable cv;
+  // Waiters sleep on their rank's `cv` and every signal to a rank's words
+  // wakes that rank's lanes (a lane only waits on its own rank's words):
+  // lanes are many more threads than cores, so polling waiters would
+  // starve the lanes they wait for, timed sleeps would dominate the run
+  // time, and one condition for every rank woke R times too many threads
+  // (barriers of every rank and lane spent most of a run in the kernel).
+  std::mutex mu[exec::kMaxRanks];
+  std::condition_variable cv[exec::kMaxRanks];
 };
 
 class Target {
@@ -63,14 +66,16 @@ public:
   void signal(uint64_t *w, uint64_t v) {
     jitter();
     __atomic_store_n(w, v, __ATOMIC_RELEASE);
-    { std::lock_guard<std::mutex> lk(cfg_->mu); }
-    cfg_->cv.notify_all();
+    const int q = ownerOf(w);
+    { std::lock_guard<std::mutex> lk(cfg_->mu[q]); }
+    cfg_->cv[q].notify_all();
   }
   bool wait(const uint64_t *w, uint64_t v) {
     auto ready = [&] { return __atomic_load_n(w, __ATOMIC_ACQUIRE) >= v; };
     if (!ready()) {
-      std::unique_lock<std::mutex> lk(cfg_->mu);
-      if (!cfg_->cv.wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs), ready))
+      const int q = ownerOf(w);
+      std::unique_lock<std::mutex> lk(cfg_->mu[q]);
+      if (!cfg_->cv[q].wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs), ready))
         return false;
     }
     jitter();
@@ -197,6 +202,14 @@ public:
   }
 
 private:
+  // The rank whose signal words hold `w`.
+  int ownerOf(const uint64_t *w) const {
+    const int64_t words = exec::signalWords(S_.nsignals, S_.R, S_.L, S_.K);
+    for (int q = 0; q < S_.R; ++q)
+      if (w >= S_.signals[q] && w < S_.signals[q] + words)
+        return q;
+    return 0;
+  }
   void jitter() {
     if (!cfg_->seed || cfg_->maxDelayUs <= 0)
       return;
