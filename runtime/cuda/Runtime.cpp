@@ -504,7 +504,7 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   const Collective &d = c->desc;
   for (size_t i = 0; i < d.params.size(); ++i) {
     ParamKind k = d.params[i].kind;
-    if (k == ParamKind::Ranks || k == ParamKind::Count || k == ParamKind::Root) {
+    if (isScalarParam(k)) {
       if (k == ParamKind::Ranks)
         c->ranksSlot = (int)c->scalarParams.size();
       else
@@ -538,8 +538,8 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   c->maxScalars.assign(c->scalarParams.size(), 0);
   for (size_t s = 0; s < c->scalarParams.size(); ++s) {
     const Param &p = d.params[c->scalarParams[s]];
-    if ((int)s == c->ranksSlot) {
-      c->maxScalars[s] = comm->R;
+    if ((int)s == c->ranksSlot || p.kind == ParamKind::Group) {
+      c->maxScalars[s] = comm->R; // a group size divides R
       continue;
     }
     auto it = mb.scalars.find(p.name);
@@ -902,6 +902,11 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
                     "parameter '" + p.name + "' = " + std::to_string(v) +
                         " is outside [0, " + std::to_string(c->maxScalars[s]) +
                         "] (the instance's maximum)");
+      if (p.kind == ParamKind::Group && (v < 1 || R % v != 0))
+        return fail(PURLIN_ERR_PARAM_RANGE, "group size '" + p.name + "' = " +
+                                                std::to_string(v) +
+                                                " must divide the rank count " +
+                                                std::to_string(R));
       S.P.s[s] = v;
     }
   }
