@@ -56,8 +56,8 @@ purlinStatus maxima(purlinColl &c, const char *maxParams, Binding &maxB) {
   c.maxScalars.assign(c.scalarParams.size(), 0);
   for (size_t s = 0; s < c.scalarParams.size(); ++s) {
     const Param &p = d.params[c.scalarParams[s]];
-    if ((int)s == c.ranksSlot) {
-      c.maxScalars[s] = R;
+    if ((int)s == c.ranksSlot || p.kind == ParamKind::Group) {
+      c.maxScalars[s] = R; // a group size divides R
       continue;
     }
     auto it = mb.scalars.find(p.name);

@@ -172,6 +172,11 @@ purlinStatus rt::bindScalars(const purlinColl *c, const purlinArgs *a,
                   "parameter '" + p.name + "' = " + std::to_string(v) +
                       " is outside [0, " + std::to_string(c->maxScalars[s]) +
                       "] (the instance's maximum)");
+    if (p.kind == ParamKind::Group && (v < 1 || c->comm->R % v != 0))
+      return fail(PURLIN_ERR_PARAM_RANGE,
+                  "group size '" + p.name + "' = " + std::to_string(v) +
+                      " must divide the rank count " +
+                      std::to_string(c->comm->R));
     S.P.s[s] = v;
   }
   return PURLIN_SUCCESS;

@@ -1,6 +1,6 @@
-// Bindings: parameter values, their checks (checkBinding), the sample
-// bindings a symbolic collective is verified under, the bound collective
-// that visits names fast, and the "R=8,C=1024" binding lists.
+// Bindings: parameter values, the sample bindings a symbolic collective is
+// verified under, the bound collective that visits names fast, and the
+// "R=8,C=1024" binding lists (checkBinding: CheckBinding.cpp).
 #include "purlin/spec/Collective.h"
 
 #include <algorithm>
@@ -119,7 +119,8 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
   size_t maxDims = 0;
   for (auto &cl : c.clauses)
     maxDims = std::max(maxDims, cl.dims.size());
-  slots.resize(dimSlot0 + maxDims, 0);
+  varSlot = dimSlot0 + (int)maxDims;
+  slots.resize(varSlot + 2, 0);
 
   bufElems.clear();
   for (size_t i = 0; i < c.buffers.size(); ++i) {
@@ -132,7 +133,13 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
   for (auto &cl : c.clauses) {
     BoundClause bc;
     bc.ndims = (int)cl.dims.size();
+    // A set's variable is its own slot (it may not hide a coordinate or a
+    // parameter: checkStructure).
+    std::string var;
+    int varAt = -1;
     auto slot = [&](const std::string &n) -> int {
+      if (!var.empty() && n == var)
+        return varAt;
       for (size_t d = 0; d < cl.dims.size(); ++d)
         if (cl.dims[d].name == n)
           return dimSlot0 + (int)d;
@@ -152,11 +159,20 @@ bool BoundCollective::init(const Collective &c, const Binding &b,
     }
     bc.fromEvery = cl.from.rank.every;
     bc.toEvery = cl.to.rank.every;
-    if ((!bc.fromEvery &&
-         !CompiledExpr::compile(cl.from.rank.rank, slot, table, bc.fromRank,
-                                error)) ||
-        (!bc.toEvery && !CompiledExpr::compile(cl.to.rank.rank, slot, table,
-                                               bc.toRank, error)) ||
+    bc.fromSet = cl.from.rank.isSet();
+    bc.toSet = cl.to.rank.isSet();
+    auto rank = [&](const RankSel &sel, int at, CompiledExpr &r, CompiledExpr &n) {
+      if (sel.every)
+        return true;
+      var = sel.var;
+      varAt = varSlot + at;
+      bool ok = CompiledExpr::compile(sel.rank, slot, table, r, error) &&
+                (!sel.isSet() || CompiledExpr::compile(sel.extent, slot, table, n, error));
+      var.clear();
+      return ok;
+    };
+    if (!rank(cl.from.rank, 0, bc.fromRank, bc.fromCount) ||
+        !rank(cl.to.rank, 1, bc.toRank, bc.toCount) ||
         !CompiledExpr::compile(cl.from.index, slot, table, bc.fromIndex, error) ||
         !CompiledExpr::compile(cl.to.index, slot, table, bc.toIndex, error))
       return false;
@@ -193,150 +209,33 @@ bool BoundCollective::visit(int ci,
   return rec(0);
 }
 
-namespace {
-std::string bindingText(const Collective &c, const Binding &b) {
-  std::string s;
-  for (auto &p : c.params) {
-    if (p.kind == ParamKind::Table || p.kind == ParamKind::Type ||
-        p.kind == ParamKind::Op)
-      continue;
-    auto it = b.scalars.find(p.name);
-    if (it != b.scalars.end())
-      s += (s.empty() ? "" : ", ") + p.name + "=" + std::to_string(it->second);
+bool BoundCollective::ranksOf(int ci, bool from, const int64_t *s,
+                              std::vector<int64_t> &out) const {
+  const BoundClause &k = clauses[ci];
+  out.clear();
+  if (from ? k.fromEvery : k.toEvery) {
+    for (int64_t r = 0; r < R; ++r)
+      out.push_back(r);
+    return true;
   }
-  return s;
-}
-std::string nameText(const Clause &cl, const int64_t *coords) {
-  std::string s = "(";
-  for (size_t d = 0; d < cl.dims.size(); ++d)
-    s += (d ? ", " : "") + cl.dims[d].name + "=" + std::to_string(coords[d]);
-  return s + ")";
-}
-} // namespace
-
-bool checkBinding(const Collective &c, const Binding &b,
-                  std::vector<Diag> &diags, int64_t maxNames) {
-  auto fail = [&](SrcLoc loc, const std::string &m) {
-    diags.push_back({loc, m});
-    return false;
-  };
-  for (auto &p : c.params) {
-    if (p.kind == ParamKind::Type || p.kind == ParamKind::Op)
-      continue;
-    if (p.kind == ParamKind::Table) {
-      auto it = b.tables.find(p.name);
-      if (it == b.tables.end())
-        return fail(p.loc, "table '" + p.name + "' is not bound");
-      int64_t mx;
-      std::string err;
-      if (!evalParamExpr(c, b, p.max, mx, err))
-        return fail(p.loc, err);
-      for (int64_t v : it->second)
-        if (v < 0 || v > mx)
-          return fail(p.loc, "table '" + p.name + "' has the value " +
-                                 std::to_string(v) + ", outside [0, " +
-                                 p.max.str() + " = " + std::to_string(mx) +
-                                 "]");
-      continue;
-    }
-    auto it = b.scalars.find(p.name);
-    if (it == b.scalars.end())
-      return fail(p.loc, "parameter '" + p.name + "' is not bound");
-    if (p.kind == ParamKind::Ranks && it->second < 1)
-      return fail(p.loc, "the rank count '" + p.name + "' must be at least 1");
-    if (p.kind == ParamKind::Count && it->second < 0)
-      return fail(p.loc, "count '" + p.name + "' must not be negative");
-  }
-  int64_t R = b.ranks(c);
-  for (auto &p : c.params)
-    if (p.kind == ParamKind::Root) {
-      int64_t v = b.scalars.at(p.name);
-      if (v < 0 || v >= R)
-        return fail(p.loc, "root '" + p.name + "' = " + std::to_string(v) +
-                               " must lie in [0, " + std::to_string(R) + ")");
-    }
-  BoundCollective bc;
-  std::string err;
-  if (!bc.init(c, b, err))
-    return fail(c.loc, err);
-  for (size_t i = 0; i < c.buffers.size(); ++i)
-    if (bc.bufElems[i] < 0)
-      return fail(c.buffers[i].loc, "buffer '" + c.buffers[i].name +
-                                        "' has a negative size under " +
-                                        bindingText(c, b));
-  // written[out buffer][rank] marks each element once.
-  std::vector<std::vector<std::vector<int32_t>>> writer(c.buffers.size());
-  for (size_t i = 0; i < c.buffers.size(); ++i)
-    if (c.buffers[i].role == BufferRole::Out)
-      writer[i].assign(R, std::vector<int32_t>(bc.bufElems[i], -1));
-  int64_t visited = 0;
-  std::vector<std::vector<int64_t>> firstWriter; // names by id, for messages
-  for (size_t ci = 0; ci < c.clauses.size(); ++ci) {
-    const Clause &cl = c.clauses[ci];
-    const auto &k = bc.clauses[ci];
-    bool ok = bc.visit(
-        (int)ci,
-        [&](const int64_t *s) -> bool {
-          if (maxNames && visited >= maxNames)
-            return false;
-          ++visited;
-          const int64_t *coords = s + bc.dimSlot0;
-          auto where = [&]() {
-            return "name " + nameText(cl, coords) + " under " +
-                   bindingText(c, b);
-          };
-          int64_t fr = 0, tr = 0, fi, ti;
-          if (!k.fromEvery && (!k.fromRank.eval(s, fr) || fr < 0 || fr >= R))
-            return fail(cl.from.rankLoc.line ? cl.from.rankLoc : cl.from.loc,
-                        "contributor rank out of range: " + where() +
-                            " has no contributor");
-          if (!k.toEvery && (!k.toRank.eval(s, tr) || tr < 0 || tr >= R))
-            return fail(cl.to.rankLoc.line ? cl.to.rankLoc : cl.to.loc,
-                        "destination rank out of range: " + where() +
-                            " has no destination");
-          if (!k.fromIndex.eval(s, fi) || fi < 0 ||
-              fi >= bc.bufElems[k.fromBuf])
-            return fail(cl.from.indexLoc.line ? cl.from.indexLoc : cl.from.loc,
-                        "the index of '" + cl.from.buffer +
-                            "' is out of bounds: " + where() + " reads " +
-                            std::to_string(fi) + ", size " +
-                            std::to_string(bc.bufElems[k.fromBuf]));
-          if (!k.toIndex.eval(s, ti) || ti < 0 || ti >= bc.bufElems[k.toBuf])
-            return fail(cl.to.indexLoc.line ? cl.to.indexLoc : cl.to.loc,
-                        "the index of '" + cl.to.buffer +
-                            "' is out of bounds: " + where() + " writes " +
-                            std::to_string(ti) + ", size " +
-                            std::to_string(bc.bufElems[k.toBuf]));
-          int64_t r0 = k.toEvery ? 0 : tr, r1 = k.toEvery ? R : tr + 1;
-          for (int64_t r = r0; r < r1; ++r) {
-            int32_t &w = writer[k.toBuf][r][ti];
-            if (w >= 0) {
-              const auto &fw = firstWriter[w];
-              const Clause &ocl = c.clauses[fw[0]];
-              std::string other = "name " + nameText(ocl, fw.data() + 1);
-              return fail(cl.to.loc, "two names write one place: " + where() +
-                                         " and " + other + " both write '" +
-                                         cl.to.buffer + "@" +
-                                         std::to_string(r) + "[" +
-                                         std::to_string(ti) + "]'");
-            }
-            if (r == r0) {
-              std::vector<int64_t> rec{(int64_t)ci};
-              rec.insert(rec.end(), coords, coords + k.ndims);
-              firstWriter.push_back(rec);
-            }
-            w = (int32_t)firstWriter.size() - 1;
-          }
-          return true;
-        },
-        err);
-    if (!ok) {
-      if (!err.empty())
-        return fail(cl.loc, err);
-      if (maxNames && visited >= maxNames)
-        return true;
+  const CompiledExpr &rank = from ? k.fromRank : k.toRank;
+  if (!(from ? k.fromSet : k.toSet)) {
+    int64_t r;
+    if (!rank.eval(s, r))
       return false;
-    }
+    out.push_back(r);
+    return true;
+  }
+  tmp_.assign(s, s + slots.size());
+  int64_t n;
+  if (!(from ? k.fromCount : k.toCount).eval(tmp_.data(), n))
+    return false;
+  for (int64_t v = 0; v < n; ++v) {
+    tmp_[varSlot + (from ? 0 : 1)] = v;
+    int64_t r;
+    if (!rank.eval(tmp_.data(), r))
+      return false;
+    out.push_back(r);
   }
   return true;
 }
@@ -353,11 +252,26 @@ bool applyBoundParams(const Collective &c, Binding &b, std::string &error) {
   return parseBindingList(c, list, b, error);
 }
 
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i)
+    if (n % i == 0)
+      d.push_back(i);
+  return d;
+}
+
 std::vector<Binding> sampleBindings(const Collective &c) {
   std::vector<Binding> out;
-  const int64_t Rs[] = {1, 2, 3, 5};
+  bool hasGroup = false;
+  for (auto &p : c.params)
+    hasGroup |= p.kind == ParamKind::Group;
+  // Group sizes divide R: 4 and 6 give them something to divide.
+  std::vector<int64_t> Rs = {1, 2, 3, 5};
+  if (hasGroup)
+    Rs = {1, 2, 3, 4, 5, 6};
   int salt = 0;
   for (int64_t R : Rs)
+    for (int gi = 0; gi < (hasGroup ? 4 : 1); ++gi)
     for (int64_t cnt = 1; cnt <= 3; ++cnt)
       for (int rootEnd = 0; rootEnd < 2; ++rootEnd) {
         Binding b;
@@ -373,10 +287,13 @@ std::vector<Binding> sampleBindings(const Collective &c) {
         std::string err;
         applyBoundParams(c, b, err);
         int64_t effR = b.ranks(c);
+        const std::vector<int64_t> ds = divisors(std::max<int64_t>(effR, 1));
         for (auto &p : c.params)
           if (p.kind == ParamKind::Root && p.bound.empty()) {
             b.scalars[p.name] = rootEnd ? std::max<int64_t>(effR - 1, 0) : 0;
             hasRoot = true;
+          } else if (p.kind == ParamKind::Group && p.bound.empty()) {
+            b.scalars[p.name] = ds[gi % ds.size()]; // every divisor of R
           }
         std::mt19937 rng((unsigned)(R * 97 + cnt * 13 + rootEnd));
         for (auto &p : c.params) {

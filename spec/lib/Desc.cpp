@@ -1,6 +1,7 @@
 // The plain description: a line-based text form of a Collective
 // (purlinc --emit=desc), which generated code embeds and runtimes read.
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/ExprParse.h"
 
 #include <algorithm>
 #include <random>
@@ -13,7 +14,7 @@ namespace purlin {
 // The plain description
 //===----------------------------------------------------------------------===//
 namespace {
-std::string rankText(const RankSel &r) { return r.every ? "*" : r.rank.str(); }
+std::string rankText(const RankSel &r) { return rankSelText(r); }
 } // namespace
 
 std::string writeDesc(const Collective &c) {
@@ -109,10 +110,9 @@ bool readDesc(const std::string &text, Collective &out, std::string &error) {
     if (w.size() != 5 || w[2] != "@" || !br[3] || !br[4])
       return fail("expected 'BUFFER @ [RANK] [INDEX]'");
     a.buffer = w[1];
-    if (w[3] == "*")
-      a.rank.every = true;
-    else if (!expr(w[3], a.rank.rank))
-      return false;
+    std::string err;
+    if (!parseRankSelText(w[3], a.rank, err))
+      return fail("bad rank '" + w[3] + "': " + err);
     return expr(w[4], a.index);
   };
   while (std::getline(is, line)) {

@@ -237,6 +237,36 @@ bool Expr::isLinearIn(const std::vector<std::string> &vars) const {
   return false;
 }
 
+bool Expr::isQuasiAffineIn(const std::vector<std::string> &vars) const {
+  auto dependsOn = [&](const Expr &e) {
+    for (auto &v : vars)
+      if (e.mentions(v))
+        return true;
+    return false;
+  };
+  switch (kind()) {
+  case Kind::Const:
+  case Kind::Var:
+  case Kind::Table: // a lookup is an atom, whatever its subscripts
+    return true;
+  case Kind::Neg:
+    return operands()[0].isQuasiAffineIn(vars);
+  case Kind::Add:
+  case Kind::Sub:
+    return operands()[0].isQuasiAffineIn(vars) &&
+           operands()[1].isQuasiAffineIn(vars);
+  case Kind::Mul:
+    if (dependsOn(operands()[0]) && dependsOn(operands()[1]))
+      return false;
+    return operands()[0].isQuasiAffineIn(vars) &&
+           operands()[1].isQuasiAffineIn(vars);
+  case Kind::Div:
+  case Kind::Mod:
+    return !dependsOn(operands()[1]) && operands()[0].isQuasiAffineIn(vars);
+  }
+  return false;
+}
+
 Expr Expr::substitute(const std::string &n, const Expr &value) const {
   switch (kind()) {
   case Kind::Const:

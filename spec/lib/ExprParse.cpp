@@ -229,7 +229,7 @@ public:
 
 private:
   static char punctChar(ExprPunct p) {
-    static const char kChars[] = "+-*/%()[]";
+    static const char kChars[] = "+-*/%()[]{}|";
     return kChars[(int)p];
   }
   static bool isIdentStart(char c) {
@@ -237,7 +237,7 @@ private:
   }
   static bool startsToken(char c) {
     return isIdentStart(c) || std::isdigit((unsigned char)c) ||
-           std::string("+-*/%()[]").find(c) != std::string::npos;
+           std::string("+-*/%()[]{}|").find(c) != std::string::npos;
   }
   static std::string unexpected(char c) {
     char buf[32];
@@ -280,6 +280,99 @@ bool parseExpr(ExprTokens &in, Expr &out) {
   if (!p.expr(e))
     return false;
   out = e.e;
+  return true;
+}
+
+bool parseRankSel(ExprTokens &in, RankSel &out, bool whole) {
+  out = RankSel();
+  if (in.accept(ExprPunct::Star)) {
+    out.every = true;
+    return true;
+  }
+  if (in.accept(ExprPunct::LBrace)) {
+    if (!parseExpr(in, out.rank))
+      return false;
+    if (!in.accept(ExprPunct::Bar)) {
+      in.expected("'|' and the set's variable");
+      return false;
+    }
+    ExprPos at = in.here();
+    std::string kw;
+    if (!in.acceptIdent(out.var)) {
+      in.expected("the set's variable after '|'");
+      return false;
+    }
+    if (!isExprName(out.var)) {
+      in.error(at, "'" + out.var + "' is not a name");
+      return false;
+    }
+    at = in.here();
+    if (!in.acceptIdent(kw) || kw != "in") {
+      in.error(at, "expected 'in' after the set's variable '" + out.var + "'");
+      return false;
+    }
+    if (!in.accept(ExprPunct::LSquare)) {
+      in.expected("'[' before the set's extent");
+      return false;
+    }
+    if (!parseExpr(in, out.extent))
+      return false;
+    if (!in.accept(ExprPunct::RSquare)) {
+      in.expected("']' after the set's extent");
+      return false;
+    }
+    if (!in.accept(ExprPunct::RBrace)) {
+      in.expected("'}' to close the rank set");
+      return false;
+    }
+    return true;
+  }
+  if (whole)
+    return parseExpr(in, out.rank);
+  ExprPos at = in.here();
+  int64_t v;
+  std::string name;
+  if (in.acceptInt(v)) {
+    if (v < 0 || v > kMaxExprLiteral) {
+      in.error(at, kExprLiteralTooLarge);
+      return false;
+    }
+    out.rank = Expr::constant(v);
+    return true;
+  }
+  if (in.acceptIdent(name)) {
+    if (!isExprName(name)) {
+      in.error(at, "'" + name + "' is not a name");
+      return false;
+    }
+    out.rank = Expr::var(name);
+    return true;
+  }
+  if (in.accept(ExprPunct::LParen)) {
+    if (!parseExpr(in, out.rank))
+      return false;
+    if (!in.accept(ExprPunct::RParen)) {
+      in.expected("')' after the rank expression");
+      return false;
+    }
+    return true;
+  }
+  in.expected("a rank ('*', a name, an integer, '(' expr ')' or a set "
+              "'{' expr '|' name 'in' '[' expr ']' '}')");
+  return false;
+}
+
+bool parseRankSelText(const std::string &text, RankSel &out,
+                      std::string &error, int *errorCol) {
+  TextTokens in(text);
+  if (parseRankSel(in, out, true) && !in.atEnd())
+    in.expected("the end of the rank");
+  if (in.failed) {
+    error = in.msg;
+    if (errorCol)
+      *errorCol = in.col;
+    return false;
+  }
   return true;
 }
 

@@ -6,7 +6,7 @@ namespace purlin {
 namespace {
 const char *const kStepKinds[] = {"stage", "notify", "wait", "consume"};
 const char *const kStageModes[] = {"expose", "copy", "push"};
-const char *const kPeerSets[] = {"all", "srcs", "dsts"};
+const char *const kPeerSets[] = {"all", "srcs", "dsts", "group", "self"};
 const char *const kSelections[] = {"mine", "owned"};
 const char *const kSources[] = {"input", "scratch", "staging", "partial", "output"};
 const char *const kDests[] = {"self", "all", "partial"};

@@ -1,5 +1,6 @@
 #include "purlin/spec/Reference.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace purlin {
@@ -46,37 +47,44 @@ bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
         return false;
       }
   // Reads see the inputs as given; outputs are written into a copy first so
-  // that nothing a name writes is read by another name.
+  // that nothing a name writes is read by another name. Clauses apply in
+  // order: a step (a clause that reads an output) reads it as the earlier
+  // clauses left it, before its own writes.
   RankBuffers out = data;
   std::vector<const uint8_t *> srcs(R);
+  std::vector<int64_t> F, D;
+  std::vector<std::vector<uint8_t>> before(R);
   for (size_t ci = 0; ci < c.clauses.size(); ++ci) {
     const auto &k = bc.clauses[ci];
+    const bool step = readsOutput(c, ci);
+    for (int64_t p = 0; step && p < R; ++p)
+      before[p] = out[p][k.fromBuf];
     bool ok = bc.visit(
         (int)ci,
         [&](const int64_t *s) -> bool {
-          int64_t fi, ti, fr = 0, tr = 0;
-          int n = 0;
+          int64_t fi, ti;
           if (!k.fromIndex.eval(s, fi) || !k.toIndex.eval(s, ti) ||
-              (!k.fromEvery && !k.fromRank.eval(s, fr)) ||
-              (!k.toEvery && !k.toRank.eval(s, tr))) {
+              !bc.ranksOf((int)ci, true, s, F) || !bc.ranksOf((int)ci, false, s, D)) {
             error = "reference: a map cannot be evaluated";
             return false;
           }
-          if (fi < 0 || fi >= bc.bufElems[k.fromBuf] || ti < 0 ||
-              ti >= bc.bufElems[k.toBuf] || fr < 0 || fr >= R || tr < 0 ||
-              tr >= R) {
+          bool inside = fi >= 0 && fi < bc.bufElems[k.fromBuf] && ti >= 0 &&
+                        ti < bc.bufElems[k.toBuf] && !F.empty() && (int64_t)F.size() <= R;
+          for (int64_t r : F)
+            inside &= r >= 0 && r < R;
+          for (int64_t r : D)
+            inside &= r >= 0 && r < R;
+          if (!inside) {
             error = "reference: a name maps outside its buffers";
             return false;
           }
-          if (k.fromEvery)
-            for (int64_t p = 0; p < R; ++p)
-              srcs[n++] = data[p][k.fromBuf].data() + fi * sz;
-          else
-            srcs[n++] = data[fr][k.fromBuf].data() + fi * sz;
+          std::sort(F.begin(), F.end()); // ascending contributor rank
+          int n = 0;
+          for (int64_t p : F)
+            srcs[n++] = (step ? before[p].data() : data[p][k.fromBuf].data()) + fi * sz;
           uint8_t val[8];
           reduceElement(bc.dtype, k.op, srcs.data(), n, val);
-          int64_t q0 = k.toEvery ? 0 : tr, q1 = k.toEvery ? R : tr + 1;
-          for (int64_t q = q0; q < q1; ++q)
+          for (int64_t q : D)
             std::memcpy(out[q][k.toBuf].data() + ti * sz, val, sz);
           return true;
         },

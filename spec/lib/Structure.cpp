@@ -96,47 +96,74 @@ struct StructureChecker {
     }
     if (c.clauses.empty())
       error(c.loc, "collective '" + c.name + "' names nothing (no 'name' clause)");
-    for (auto &cl : c.clauses)
-      clause(cl, seen);
+    for (size_t k = 0; k < c.clauses.size(); ++k)
+      clause(c.clauses[k], k, seen);
+    // What docs/language.md promises: every input is read, every output
+    // written (a buffer no clause uses is a mistake, or dead weight that
+    // the caller still has to allocate).
+    for (auto &b : c.buffers) {
+      bool used = false;
+      for (auto &cl : c.clauses)
+        used |= (b.role == BufferRole::In ? cl.from.buffer : cl.to.buffer) == b.name;
+      if (!used)
+        error(b.loc, b.role == BufferRole::In
+                         ? "input '" + b.name + "' is never read: no name clause reads it"
+                         : "output '" + b.name +
+                               "' is never written: no name clause writes it");
+    }
   }
 
-  void access(const Clause &cl, const Access &a, bool isFrom,
+  // A rank selector: names it may use (the coordinates, parameters and, in
+  // a set, the set's variable), quasi-affine in the coordinates.
+  void rank(const Access &a, bool isFrom, const std::vector<std::string> &coords) {
+    if (a.rank.every)
+      return;
+    const std::string side = isFrom ? "contributor" : "destination";
+    std::vector<std::string> names = coords;
+    if (a.rank.isSet()) {
+      const std::string &v = a.rank.var;
+      if (std::find(coords.begin(), coords.end(), v) != coords.end() || c.param(v) ||
+          c.buffer(v))
+        error(a.rankLoc, "the set variable '" + v + "' hides the " +
+                             (c.param(v) ? "parameter" : c.buffer(v) ? "buffer" : "coordinate") +
+                             " of that name; pick another name");
+      checkNames(a.rank.extent, {}, a.rankLoc,
+                 "the extent of the set variable '" + v + "' (parameters only)");
+      names.push_back(v);
+    }
+    checkNames(a.rank.rank, names, a.rankLoc, "the " + side + " rank");
+    if (!a.rank.rank.isQuasiAffineIn(names)) {
+      std::string list;
+      for (auto &n : names)
+        list += (list.empty() ? "" : ", ") + n;
+      error(a.rankLoc, "the " + side + " rank must be quasi-affine in (" + list +
+                           "): sums, products with a factor free of them, '/' and '%' "
+                           "by divisors free of them; '" +
+                           a.rank.rank.str() + "' is not");
+    }
+  }
+
+  void access(const Clause &cl, size_t k, const Access &a, bool isFrom,
               const std::vector<std::string> &coords) {
     const Buffer *b = c.buffer(a.buffer);
-    const char *side = isFrom ? "contributor" : "destination";
     if (!b) {
       error(a.loc, "unknown buffer '" + a.buffer + "'");
       return;
     }
-    if (isFrom && b->role != BufferRole::In)
+    // An output may be read by a later step: a clause after one that
+    // writes it (clauses apply in order).
+    bool writtenBefore = false;
+    for (size_t j = 0; j < k; ++j)
+      writtenBefore |= c.clauses[j].to.buffer == a.buffer;
+    if (isFrom && b->role != BufferRole::In && !writtenBefore)
       error(a.loc, "'" + a.buffer +
-                       "' is an output buffer; names are read from inputs");
+                       "' is an output buffer; names are read from inputs (or from "
+                       "outputs that earlier clauses write)");
     if (!isFrom && b->role != BufferRole::Out)
       error(a.loc, "'" + a.buffer +
                        "' is an input buffer; names are written to outputs");
-    if (!a.rank.every) {
-      checkNames(a.rank.rank, coords, a.rankLoc,
-                 std::string("the ") + side + " rank");
-      RankRole role = rankRole(cl, a.rank);
-      if (role.kind == RankRole::Coord) {
-        const Expr &ext = cl.dims[role.dim].extent;
-        const Param *rp = c.ranksParam();
-        if (!rp || ext.kind() != Expr::Kind::Var || ext.name() != rp->name)
-          error(a.rankLoc, "rank coordinate '" + cl.dims[role.dim].name +
-                               "' must range over [" +
-                               (rp ? rp->name : std::string("R")) + "]");
-      } else {
-        for (auto &co : coords)
-          if (a.rank.rank.mentions(co)) {
-            error(a.rankLoc,
-                  std::string("a ") + side +
-                      " rank is '*', a coordinate ranging over the ranks, or "
-                      "an expression of parameters; '" +
-                      a.rank.rank.str() + "' is none of these");
-            break;
-          }
-      }
-    }
+    (void)cl;
+    rank(a, isFrom, coords);
     checkNames(a.index, coords, a.indexLoc,
                "the index of '" + a.buffer + "'");
     // Rank coordinates select the rank; the index is affine in the others
@@ -151,7 +178,7 @@ struct StructureChecker {
     }
   }
 
-  void clause(const Clause &cl, const std::set<std::string> &globals) {
+  void clause(const Clause &cl, size_t k, const std::set<std::string> &globals) {
     std::vector<std::string> coords;
     for (auto &d : cl.dims) {
       if (globals.count(d.name) ||
@@ -163,22 +190,27 @@ struct StructureChecker {
     }
     if (cl.dims.empty())
       error(cl.loc, "a name space needs at least one coordinate");
-    access(cl, cl.from, true, coords);
-    access(cl, cl.to, false, coords);
-    // Fixing the rank coordinates leaves a box: the extent of every other
-    // coordinate may use rank coordinates and parameters, nothing else.
-    RankRole fr = rankRole(cl, cl.from.rank), tr = rankRole(cl, cl.to.rank);
-    auto isRankDim = [&](int d) {
-      return (fr.kind == RankRole::Coord && fr.dim == d) ||
-             (tr.kind == RankRole::Coord && tr.dim == d);
-    };
+    access(cl, k, cl.from, true, coords);
+    access(cl, k, cl.to, false, coords);
+    // Fixing the rank coordinates (those a rank selector mentions) leaves a
+    // box: the extent of every other coordinate may use rank coordinates
+    // and parameters, nothing else; the rank coordinates range over
+    // extents of parameters (the executor enumerates them).
+    const unsigned rankMask = rankDims(cl);
+    auto isRankDim = [&](size_t d) { return (rankMask >> d) & 1; };
     for (size_t d = 0; d < cl.dims.size(); ++d)
       for (size_t e = 0; e < d; ++e)
-        if (!isRankDim((int)e) && cl.dims[d].extent.mentions(cl.dims[e].name))
-          error(cl.dims[d].loc, "the extent of '" + cl.dims[d].name +
-                                    "' may use rank coordinates and "
-                                    "parameters only, not '" +
-                                    cl.dims[e].name + "'");
+        if (cl.dims[d].extent.mentions(cl.dims[e].name)) {
+          if (isRankDim(d))
+            error(cl.dims[d].loc, "the extent of rank coordinate '" + cl.dims[d].name +
+                                      "' may use parameters only, not '" +
+                                      cl.dims[e].name + "'");
+          else if (!isRankDim(e))
+            error(cl.dims[d].loc, "the extent of '" + cl.dims[d].name +
+                                      "' may use rank coordinates and "
+                                      "parameters only, not '" +
+                                      cl.dims[e].name + "'");
+        }
     if (!cl.opParam.empty()) {
       const Param *op = c.param(cl.opParam);
       if (!op || op->kind != ParamKind::Op)
@@ -189,6 +221,11 @@ struct StructureChecker {
       error(cl.opLoc.line ? cl.opLoc : cl.loc,
             "a copy name has exactly one contributor, but '" + cl.from.buffer +
                 "@*' gives every rank; use reduce(op) or name one rank");
+    if (cl.opParam.empty() && cl.op == RedOp::Copy && cl.from.rank.isSet())
+      error(cl.opLoc.line ? cl.opLoc : cl.loc,
+            "a copy name has exactly one contributor, but '" + cl.from.buffer + "@" +
+                rankSelText(cl.from.rank) +
+                "' gives a set of ranks; use reduce(op) or name one rank");
     const Buffer *f = c.buffer(cl.from.buffer), *t = c.buffer(cl.to.buffer);
     if (f && t && f->dtype != t->dtype)
       error(cl.loc, "element types differ: '" + f->name + "' is " + f->dtype +

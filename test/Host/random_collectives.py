@@ -13,11 +13,15 @@ summary; exits non-zero on any failure.
 
   random_collectives.py --purlinc P --cxx CXX --src SRC --build BUILD --out DIR
       [--count 12] [--seed 1] [--grid "--ranks 1,2 --counts 0,1"]...
-      [--shared N [--variants direct,staged,...]]
+      [--shared N] [--sets N] [--variants direct,staged,...]
 
 --shared adds N collectives of several clauses over one input and one
-output; --variants compiles each of them once per strategy, renamed, with
-lanes and chunks rotating over 1..8 and 1..5.
+output; --sets adds N collectives of rank maps (shifts, reflections,
+pairwise exchanges), sets over a group size G that divides R (sub-group
+all-reduce, reduce, all-gather, reduce-scatter, all-reduce across groups,
+every other rank) and permutations given as tables (bound at compile time
+with R); --variants compiles each shared and sets collective once per
+strategy, renamed, with lanes and chunks rotating over 1..8 and 1..5.
 """
 import argparse
 import os
@@ -168,6 +172,100 @@ def collective(rng, name, shared=False):
     return src
 
 
+def free_dims(rng, names="imn"):
+    """1 or 2 free dims (not rank coordinates): names and extents, at most
+    one scaling with C."""
+    n = rng.randint(1, 2)
+    dims = list(names[:n])
+    scaled = rng.randrange(n + 1)
+    return dims, {d: (rng.choice(C_EXTENTS) if k == scaled else rng.choice(SMALL_EXTENTS))
+                  for k, d in enumerate(dims)}
+
+
+def sets_collective(rng, name):
+    """A random collective of the issue-13 forms: a rank map of the
+    coordinates (a shift, a reflection, a pairwise exchange, pairs gathered
+    to one rank), a set of ranks over a group size G that divides R (a
+    sub-group's all-reduce, reduce, all-gather, reduce-scatter, an
+    all-reduce across groups, every other rank), or a permutation given as
+    a table (R and the table bound at compile time). Index maps are random
+    injective layouts as in `clause`. Returns (source, purlinc flags)."""
+    F, ext = free_dims(rng)
+    kind = rng.choice(["shift", "reflect", "exchange", "halve", "group_ar", "group_leader",
+                       "group_ag", "group_rs", "across", "evens", "table"])
+    params = ["R: ranks", "C: count", "T: type"]
+    flags = []
+    op = "copy"
+    if kind not in ("shift", "reflect", "exchange", "halve", "group_ag", "table"):
+        o = rng.choice(OPS)
+        op = "reduce(%s)" % o
+        if o == "op":
+            params.append("op: redop")
+    grp = "{g*G + k | k in [G]}"
+    # (coordinates, extents, from rank, to rank, dims the destination
+    # index spans for one destination rank, dims the source index may use)
+    if kind in ("shift", "reflect", "table"):
+        b = rng.randrange(4)
+        to = {"shift": "((r + %d) %% R)" % b, "reflect": "(R - 1 - r)",
+              "table": "(perm[r])"}[kind]
+        frm = "r"
+        if kind == "table" and rng.random() < 0.5:
+            frm, to = "(perm[r])", "r"  # the inverse permutation
+        rank_dims, rank_ext = ["r"], {"r": "R"}
+        dst_span, src_use = [], ["r"]
+        if kind == "table":
+            R = rng.randint(1, 8)
+            perm = list(range(R))
+            rng.shuffle(perm)
+            params.append("perm: table[R] <= R - 1")
+            flags = ["-D", "R=%d" % R, "-D", "perm=" + ":".join(map(str, perm))]
+    elif kind == "exchange":  # ranks 2p and 2p + 1 swap; an odd R's last rank idles
+        rank_dims, rank_ext = ["p", "h"], {"p": "R/2", "h": "2"}
+        frm, to = "(2*p + h)", "(2*p + 1 - h)"
+        dst_span, src_use = [], ["p", "h"]
+    elif kind == "halve":  # ranks 2q and 2q + 1 both to rank q, side by side
+        rank_dims, rank_ext = ["q", "h"], {"q": "R/2", "h": "2"}
+        frm, to = "(2*q + h)", "q"
+        dst_span, src_use = ["h"], ["q", "h"]
+    elif kind in ("group_ar", "group_leader"):
+        params.insert(1, "G: group")
+        rank_dims, rank_ext = ["g"], {"g": "R/G"}
+        frm = grp
+        to = grp if kind == "group_ar" else rng.choice(["(g*G)", "(g*G + G - 1)"])
+        dst_span, src_use = [], []
+    elif kind in ("group_ag", "group_rs"):
+        params.insert(1, "G: group")
+        rank_dims, rank_ext = ["g", "j"], {"g": "R/G", "j": "G"}
+        if kind == "group_ag":
+            frm, to, dst_span, src_use = "(g*G + j)", grp, ["j"], []
+        else:
+            frm, to, dst_span, src_use = grp, "(g*G + j)", [], ["j"]
+    elif kind == "across":
+        params.insert(1, "G: group")
+        rank_dims, rank_ext = ["j"], {"j": "G"}
+        frm = "{h*G + j | h in [R/G]}"
+        to = frm if rng.random() < 0.7 else "j"
+        dst_span, src_use = [], ["j"]
+    else:  # evens: an all-reduce of every other rank; the odd ranks idle
+        rank_dims, rank_ext = [], {}
+        frm = to = "{2*e | e in [(R + 1)/2]}"
+        dst_span, src_use = [], []
+    ext.update(rank_ext)
+    dims = rank_dims + F
+    dst_index, dst_size = layout(rng, F + dst_span, ext)
+    src_dims = F + [d for d in src_use if rng.random() < 0.6]
+    src_index, src_size = layout(rng, src_dims, ext)
+    coords = ", ".join(dims)
+    if len(dims) > 1:
+        coords = "(" + coords + ")"
+    src = "// generated by random_collectives.py (rank maps and sets)\n"
+    src += "collective %s(%s) {\n" % (name, ", ".join(params))
+    src += "  in  x: T[%s];\n  out y: T[%s];\n" % (src_size, dst_size)
+    src += "  name %s in [%s]: x@%s[%s] -> y@%s[%s] %s;\n}\n" % (
+        coords, ", ".join(ext[d] for d in dims), frm, src_index, to, dst_index, op)
+    return src, flags
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--purlinc", required=True)
@@ -181,6 +279,9 @@ def main():
     ap.add_argument("--generate-only", action="store_true")
     ap.add_argument("--shared", type=int, default=0,
                     help="also N collectives of 2-3 clauses over one input and one output")
+    ap.add_argument("--sets", type=int, default=0,
+                    help="also N collectives of rank maps, sets over a group size, "
+                         "and permutations given as tables")
     ap.add_argument("--variants", default="",
                     help="comma-separated strategies: each shared collective is compiled "
                          "once per strategy (renamed <name>_<strategy>_l<lanes>_c<chunks>), "
@@ -196,7 +297,8 @@ def main():
     # that adding them leaves the others as they were).
     total_acc = total_rej = 0
     for kind, count, rng in (("rand", a.count, random.Random(a.seed)),
-                             ("shared", a.shared, random.Random(a.seed + 1000))):
+                             ("shared", a.shared, random.Random(a.seed + 1000)),
+                             ("sets", a.sets, random.Random(a.seed + 2000))):
         accepted = rejected = 0
         attempts = 0
         while accepted < count:
@@ -204,17 +306,21 @@ def main():
             if attempts > 4 * count:
                 break
             name = "%s%d" % (kind, accepted)
-            text = collective(rng, name, shared=kind == "shared")
-            builds = [(name, text, [])]
-            if kind == "shared" and variants:
+            bound = []
+            if kind == "sets":
+                text, bound = sets_collective(rng, name)
+            else:
+                text = collective(rng, name, shared=kind == "shared")
+            builds = [(name, text, bound)]
+            if kind != "rand" and variants:
                 builds = []
                 for j, st in enumerate(variants):
                     lanes, chunks = 1 + (accepted * 3 + j) % 8, 1 + (accepted + j) % 5
                     vname = "%s_%s_l%d_c%d" % (name, st, lanes, chunks)
                     builds.append((vname, text.replace("collective %s(" % name,
                                                        "collective %s(" % vname),
-                                   ["--strategy=" + st, "--lanes=%d" % lanes,
-                                    "--chunks=%d" % chunks]))
+                                   bound + ["--strategy=" + st, "--lanes=%d" % lanes,
+                                            "--chunks=%d" % chunks]))
             ok = True
             for bname, btext, flags in builds:
                 path = os.path.join(srcdir, bname + ".purlin")
@@ -226,7 +332,8 @@ def main():
                     continue
                 msg = (p.stderr or p.stdout).strip().splitlines()
                 print("rejected (%d): %s" % (p.returncode, msg[0] if msg else "?"))
-                if p.returncode != 1 or flags:  # a crash, or a strategy refused
+                if p.returncode != 1 or any(f.startswith("--strategy") for f in flags):
+                    # a crash, or a strategy refused
                     print(btext + p.stderr)
                     print("random collectives: FAIL: purlinc %s" %
                           ("crashed" if p.returncode != 1 else "refused " + " ".join(flags)))

@@ -182,6 +182,11 @@ void bindingFor(const Case &k, Binding &b, std::vector<int64_t> &scalars,
       int64_t root = bound ? b.scalars[p.name] : (k.seed & 1) ? k.R - 1 : 0;
       b.scalars[p.name] = root;
       scalars.push_back(root);
+    } else if (p.kind == ParamKind::Group) { // a divisor of R, by the seed
+      const std::vector<int64_t> ds = divisors(k.R);
+      const int64_t g = ds[(k.seed / 2) % ds.size()];
+      b.scalars[p.name] = g;
+      scalars.push_back(g);
     }
   }
   std::mt19937_64 rng(k.seed * 7919 + 1);

@@ -90,6 +90,7 @@ buffer in x T [R*C + K]
 buffer in z T [C]
 buffer out y T [R*C + K]
 buffer out w i32 [1]
+buffer in v i32 [1]
 clause op
   dim r [R]
   dim i [C]
@@ -105,6 +106,11 @@ clause max
   dim i [C]
   from z @ [*] [i]
   to y @ [R - 1] [C + i]
+end
+clause copy
+  dim i [1]
+  from v @ [root] [i]
+  to w @ [*] [i]
 end
 )",
             "built: every kind");
@@ -179,11 +185,32 @@ void testStructure() {
        "  from x @ [*] [i*i]\n  to y @ [*] [i]\nend\n",
        "affine"},
       {"buffer in x T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
-       "  from x @ [*] [i]\n  to y @ [i] [0]\nend\n",
-       "must range over"},
+       "  from x @ [*] [i]\n  to y @ [i*i] [0]\nend\n",
+       "must be quasi-affine"},
+      {"buffer in x T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [*] [i]\n  to y @ [R % (i + 1)] [0]\nend\n",
+       "must be quasi-affine"},
       {"buffer in x T [C]\nbuffer out y T [R*C]\nclause copy\n  dim r [R]\n"
-       "  dim i [C]\n  from x @ [(r + 1)%R] [i]\n  to y @ [*] [r*C + i]\nend\n",
-       "none of these"},
+       "  dim i [C]\n  from x @ [{(r + j)%R | j in [2]}] [i]\n  to y @ [*] [r*C + i]\nend\n",
+       "gives a set of ranks"},
+      {"buffer in x T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{i | i in [R]}] [i]\n  to y @ [*] [i]\nend\n",
+       "hides the coordinate"},
+      {"buffer in x T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{j | j in [i]}] [i]\n  to y @ [*] [i]\nend\n",
+       "unknown name 'i' in the extent of the set variable 'j'"},
+      {"buffer in x T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{j | j in [R]}] [i + j]\n  to y @ [*] [i]\nend\n",
+       "unknown name 'j' in the index of 'x'"},
+      {"buffer in x T [C]\nbuffer in z T [C]\nbuffer out y T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [*] [i]\n  to y @ [*] [i]\nend\n",
+       "input 'z' is never read"},
+      {"buffer in x T [C]\nbuffer out y T [C]\nbuffer out z T [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [*] [i]\n  to y @ [*] [i]\nend\n",
+       "output 'z' is never written"},
+      {"buffer in x T [C]\nbuffer out y T [R*C]\nclause copy\n  dim r [R]\n  dim k [r + 1]\n"
+       "  dim i [C]\n  from x @ [r] [i]\n  to y @ [k] [r*C + i]\nend\n",
+       "the extent of rank coordinate 'k' may use parameters only"},
       {"buffer in x T [C]\nbuffer out y i32 [C]\nclause copy\n  dim i [C]\n"
        "  from x @ [root] [i]\n  to y @ [*] [i]\nend\n",
        "element types differ"},
@@ -300,7 +327,36 @@ end
        "  from x @ [0] [i]\n  to y @ [0] [2*i]\nend\nclause sum\n  dim i [C]\n"
        "  from x @ [*] [i]\n  to y @ [*] [2*C - 2 - 2*i]\nend\n",
        "R=2,C=3", "two names write one place"},
+      // Maps and sets of ranks.
+      {"buffer out y i32 [C]\nclause copy\n  dim r [R]\n  dim i [C]\n"
+       "  from x @ [r] [i]\n  to y @ [r + 1] [i]\nend\n",
+       "R=2,C=3", "destination rank out of range"},
+      {"buffer out y i32 [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{j % 2 | j in [R]}] [i]\n  to y @ [*] [i]\nend\n",
+       "R=3,C=3", "lists rank 0 twice"},
+      {"buffer out y i32 [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{j | j in [R - 2]}] [i]\n  to y @ [*] [i]\nend\n",
+       "R=2,C=3", "empty contributor set"},
+      {"buffer out y i32 [C]\nclause sum\n  dim i [C]\n"
+       "  from x @ [{2*j | j in [R]}] [i]\n  to y @ [*] [i]\nend\n",
+       "R=2,C=3", "lists rank 2, outside [0, 2)"},
+      {"param G group\nbuffer out y i32 [C]\nclause sum\n  dim g [R/G]\n  dim i [C]\n"
+       "  from x @ [{g*G + j | j in [G]}] [i]\n  to y @ [{g*G + j | j in [G]}] [i]\nend\n",
+       "R=4,G=3,C=3", "group size 'G' = 3 must divide the rank count 4"},
+      // Steps: a clause that reads an output reads what earlier ones wrote.
+      {"buffer out y i32 [2*C]\nclause copy\n  dim r [R]\n  dim i [C]\n"
+       "  from x @ [r] [i]\n  to y @ [r] [i]\nend\nclause copy\n  dim r [R]\n"
+       "  dim i [C]\n  from y @ [r] [C + i]\n  to y @ [r] [i]\nend\n",
+       "R=2,C=3", "which no earlier clause writes"},
   };
+  // A step may write over what an earlier clause wrote (here: in place).
+  {
+    Collective c = desc(head + "buffer out y i32 [C]\nclause copy\n  dim r [R]\n  dim i [C]\n"
+                               "  from x @ [r] [i]\n  to y @ [r] [i]\nend\nclause sum\n"
+                               "  dim i [C]\n  from y @ [*] [i]\n  to y @ [*] [i]\nend\n");
+    std::vector<Diag> diags;
+    CHECK(checkStructure(c, diags) && checkBinding(c, bindList(c, "R=3,C=4"), diags));
+  }
   for (auto &k : vcases) {
     Collective c = desc(head + k.body);
     std::vector<Diag> diags;

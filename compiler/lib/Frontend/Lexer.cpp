@@ -50,6 +50,8 @@ const char *tokenKindName(Token::Kind k) {
     return "'->'";
   case Token::LessEqual:
     return "'<='";
+  case Token::Bar:
+    return "'|'";
   }
   return "token";
 }
@@ -166,6 +168,8 @@ Token Lexer::next() {
     return one(Token::Slash);
   case '%':
     return one(Token::Percent);
+  case '|':
+    return one(Token::Bar);
   case '-':
     if (peek(1) == '>') {
       advance();

@@ -95,9 +95,9 @@ public:
   explicit Tokens(Parser &p) : p(p) {}
   bool accept(ExprPunct k) override {
     static const Token::Kind kKinds[] = {
-        Token::Plus,   Token::Minus,   Token::Star,
-        Token::Slash,  Token::Percent, Token::LParen,
-        Token::RParen, Token::LSquare, Token::RSquare};
+        Token::Plus,    Token::Minus,   Token::Star,   Token::Slash,
+        Token::Percent, Token::LParen,  Token::RParen, Token::LSquare,
+        Token::RSquare, Token::LBrace, Token::RBrace, Token::Bar};
     return p.accept(kKinds[(int)k]);
   }
   bool acceptInt(int64_t &v) override {
@@ -156,12 +156,12 @@ bool Parser::param(Collective &c) {
       !expect(Token::Colon, "after the parameter name"))
     return false;
   if (!is(Token::Ident))
-    return expected("a parameter kind (ranks, count, root, type, redop or "
-                    "table)");
+    return expected("a parameter kind (ranks, count, root, type, redop, "
+                    "table or group)");
   const std::string kind = tok_.text;
   if (!parseParamKind(kind, p.kind))
-    return expected("a parameter kind (ranks, count, root, type, redop or "
-                    "table)");
+    return expected("a parameter kind (ranks, count, root, type, redop, "
+                    "table or group)");
   consume();
   if (p.kind == ParamKind::Table) {
     if (!is(Token::LSquare))
@@ -262,21 +262,11 @@ bool Parser::access(Access &a) {
       !expect(Token::At, "and a rank after the buffer name"))
     return false;
   a.rankLoc = here();
-  if (accept(Token::Star)) {
-    a.rank.every = true;
-  } else if (is(Token::Ident)) {
-    a.rank.rank = Expr::var(tok_.text);
-    consume();
-  } else if (is(Token::Int)) {
-    a.rank.rank = Expr::constant(tok_.value);
-    consume();
-  } else if (accept(Token::LParen)) {
-    if (!expr(a.rank.rank) ||
-        !expect(Token::RParen, "after the rank expression"))
-      return false;
-  } else {
-    return expected("a rank ('*', a name, an integer or '(' expr ')')");
-  }
+  // The spec's parser of rank selectors (`*`, a name, an integer, '(' expr
+  // ')' or a set '{' expr '|' name 'in' '[' expr ']' '}').
+  Tokens in(*this);
+  if (!parseRankSel(in, a.rank, false))
+    return false;
   if (!expect(Token::LSquare, "before the index"))
     return false;
   a.indexLoc = here();

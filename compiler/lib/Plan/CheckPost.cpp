@@ -129,19 +129,31 @@ void Sim::ensureExpected(int e) {
           expClause_[q][o].assign(bc_->bufElems[o], -1);
       }
   std::vector<int> kids;
+  std::vector<int64_t> F, D;
+  std::vector<std::vector<int>> before(R_);
   for (int ci = 0; ci < (int)c_.clauses.size(); ++ci) {
     const BoundCollective::BoundClause &k = bc_->clauses[ci];
+    // A step reads an output as the earlier clauses left it (the terms
+    // expected there so far), before its own writes.
+    const bool step = readsOutput(c_, ci);
+    for (int p = 0; step && p < R_; ++p)
+      before[p] = ex[p][k.fromBuf];
     std::string err;
     bc_->visit(ci, [&](const int64_t *s) {
-      int64_t fi, ti, fr = 0, tr = 0;
+      int64_t fi, ti;
       if (!k.fromIndex.eval(s, fi) || !k.toIndex.eval(s, ti) ||
-          (!k.fromEvery && !k.fromRank.eval(s, fr)) || (!k.toEvery && !k.toRank.eval(s, tr)))
+          !bc_->ranksOf(ci, true, s, F) || !bc_->ranksOf(ci, false, s, D))
         return true; // checkBinding rejects such a binding first
+      std::sort(F.begin(), F.end()); // ascending contributor rank
       kids.clear();
-      for (int64_t p = k.fromEvery ? 0 : fr; p < (k.fromEvery ? R_ : fr + 1); ++p)
-        kids.push_back(terms_.input((int)p, k.fromBuf, fi, e));
+      for (int64_t p : F)
+        if (p >= 0 && p < R_ && fi >= 0 && fi < bc_->bufElems[k.fromBuf])
+          kids.push_back(step ? before[p][fi] : terms_.input((int)p, k.fromBuf, fi, e));
+      for (int x : kids)
+        if (x < 0)
+          return true; // a read of nothing written: checkBinding rejects it
       const int term = terms_.combine((int)k.op, kids.data(), (int)kids.size());
-      for (int64_t q = k.toEvery ? 0 : tr; q < (k.toEvery ? R_ : tr + 1); ++q)
+      for (int64_t q : D)
         if (q >= 0 && q < R_ && ti >= 0 && ti < bc_->bufElems[k.toBuf]) {
           ex[q][k.toBuf][ti] = term;
           if (clauses)

@@ -13,15 +13,18 @@ namespace {
 int roleOf(const RankRole &r) {
   return r.kind == RankRole::Every   ? exec::kEvery
          : r.kind == RankRole::Coord ? exec::kCoord
-                                     : exec::kFixed;
+         : r.kind == RankRole::Fixed ? exec::kFixed
+         : r.kind == RankRole::Map   ? exec::kMap
+                                     : exec::kSet;
 }
 
-template <int K> void setClause(const BoundCollective *bc, DynTable *t) {
-  using D = DynClause<K>;
+template <int K, bool G> void setClause(const BoundCollective *bc, DynTable *t) {
+  using D = DynClause<K, G>;
   D::table = t;
   D::kIndex = K;
   if (!bc || K >= (int)bc->clauses.size()) {
     D::kDims = 0;
+    D::kRankDims = 0;
     D::kFromRole = D::kToRole = exec::kEvery;
     D::kFromDim = D::kToDim = -1;
     D::kFromBuf = D::kToBuf = 0;
@@ -29,8 +32,10 @@ template <int K> void setClause(const BoundCollective *bc, DynTable *t) {
     return;
   }
   const Clause &cl = bc->coll->clauses[K];
-  const RankRole f = rankRole(cl, cl.from.rank), to = rankRole(cl, cl.to.rank);
+  const RankRole f = rankRole(*bc->coll, cl, cl.from.rank),
+                 to = rankRole(*bc->coll, cl, cl.to.rank);
   D::kDims = (int)cl.dims.size();
+  D::kRankDims = rankDims(cl);
   D::kFromRole = roleOf(f);
   D::kFromDim = f.dim;
   D::kToRole = roleOf(to);
@@ -43,10 +48,18 @@ template <int K> void setClause(const BoundCollective *bc, DynTable *t) {
 }
 
 void setAll(const BoundCollective *bc, DynTable *t) {
-  setClause<0>(bc, t);
-  setClause<1>(bc, t);
-  setClause<2>(bc, t);
-  setClause<3>(bc, t);
+  setClause<0, false>(bc, t);
+  setClause<1, false>(bc, t);
+  setClause<2, false>(bc, t);
+  setClause<3, false>(bc, t);
+  setClause<0, true>(bc, t);
+  setClause<1, true>(bc, t);
+  setClause<2, true>(bc, t);
+  setClause<3, true>(bc, t);
+}
+
+bool general(const BoundCollective &bc, int k) {
+  return isGeneralClause(*bc.coll, bc.coll->clauses[k]);
 }
 
 template <class C>
@@ -90,15 +103,20 @@ DynScope::~DynScope() { setAll(nullptr, nullptr); }
 
 void runStep(SymTarget &t, const Collective &, const BoundCollective &bc,
              const Step &st, int chunk) {
+  const bool g = general(bc, st.clause);
   switch (st.clause) {
   case 0:
-    return runStepT<DynClause<0>>(t, bc, st, chunk);
+    return g ? runStepT<DynClause<0, true>>(t, bc, st, chunk)
+             : runStepT<DynClause<0>>(t, bc, st, chunk);
   case 1:
-    return runStepT<DynClause<1>>(t, bc, st, chunk);
+    return g ? runStepT<DynClause<1, true>>(t, bc, st, chunk)
+             : runStepT<DynClause<1>>(t, bc, st, chunk);
   case 2:
-    return runStepT<DynClause<2>>(t, bc, st, chunk);
+    return g ? runStepT<DynClause<2, true>>(t, bc, st, chunk)
+             : runStepT<DynClause<2>>(t, bc, st, chunk);
   case 3:
-    return runStepT<DynClause<3>>(t, bc, st, chunk);
+    return g ? runStepT<DynClause<3, true>>(t, bc, st, chunk)
+             : runStepT<DynClause<3>>(t, bc, st, chunk);
   }
 }
 
@@ -111,18 +129,23 @@ int64_t layoutScratch(const Collective &c, const Plan &p,
       off = exec::layoutCopy(&S, a.index, bc.bufElems[a.index], off);
       continue;
     }
+    const bool g = general(bc, a.index);
     switch (a.index) {
     case 0:
-      off = layoutClause<DynClause<0>>(a, bc, S, off);
+      off = g ? layoutClause<DynClause<0, true>>(a, bc, S, off)
+              : layoutClause<DynClause<0>>(a, bc, S, off);
       break;
     case 1:
-      off = layoutClause<DynClause<1>>(a, bc, S, off);
+      off = g ? layoutClause<DynClause<1, true>>(a, bc, S, off)
+              : layoutClause<DynClause<1>>(a, bc, S, off);
       break;
     case 2:
-      off = layoutClause<DynClause<2>>(a, bc, S, off);
+      off = g ? layoutClause<DynClause<2, true>>(a, bc, S, off)
+              : layoutClause<DynClause<2>>(a, bc, S, off);
       break;
     case 3:
-      off = layoutClause<DynClause<3>>(a, bc, S, off);
+      off = g ? layoutClause<DynClause<3, true>>(a, bc, S, off)
+              : layoutClause<DynClause<3>>(a, bc, S, off);
       break;
     }
   }

@@ -4,7 +4,8 @@
 // step. What one run proves is in CheckerSim.h and CheckPost.cpp; this file
 // holds the rules that need no run (the steps cover the collective) and the
 // exploration:
-//  - R = 1..maxRanks (or the bound R), roots at both ends, tables filled
+//  - R = 1..maxRanks (or the bound R), roots at both ends, every group size
+//    (divisor of R; one per R at the largest count), tables filled
 //    pseudo-randomly within their bounds;
 //  - the plan's own lane and chunk counts;
 //  - each element size the plan may run with (the bound type's, else 1, 2,
@@ -100,8 +101,8 @@ bool staticChecks(const Collective &c, const Plan &plan,
         (st.src == SourceKind::Staging || st.src == SourceKind::Output))
       err(si, "a consume of owned parts reads inputs, scratch or partial results");
     const Clause &cl = c.clauses[st.clause];
-    const bool everyFrom = rankRole(cl, cl.from.rank).kind == RankRole::Every;
-    const bool everyTo = rankRole(cl, cl.to.rank).kind == RankRole::Every;
+    const bool everyFrom = rankRole(c, cl, cl.from.rank).kind == RankRole::Every;
+    const bool everyTo = rankRole(c, cl, cl.to.rank).kind == RankRole::Every;
     if ((st.src == SourceKind::Partial || st.dst == DestKind::Partial) && !everyFrom)
       err(si, "partial results combine contributions of every rank: clause " +
                   std::to_string(st.clause) + " has one contributor per name");
@@ -201,7 +202,7 @@ struct Binder {
 
   // A binding for R ranks and count C; false where the collective has no
   // valid binding there (a fixed rank beyond R, say).
-  bool bind(int R, int64_t C, int rootEnd, DType t, Binding &b) const {
+  bool bind(int R, int64_t C, int rootEnd, int64_t group, DType t, Binding &b) const {
     b = Binding();
     // The first unbound count gets C, the others small values, so that
     // sizes stay near C (bound ones keep their values).
@@ -220,6 +221,8 @@ struct Binder {
     for (auto &p : c.params)
       if (p.kind == ParamKind::Root && p.bound.empty())
         b.scalars[p.name] = rootEnd ? R - 1 : 0;
+      else if (p.kind == ParamKind::Group && p.bound.empty())
+        b.scalars[p.name] = group;
     std::mt19937 rng((unsigned)(R * 7919 + C * 31 + rootEnd));
     for (auto &p : c.params) {
       if (p.kind != ParamKind::Table || !p.bound.empty())
@@ -257,6 +260,19 @@ std::vector<std::vector<int>> samePairings(const Collective &c) {
   return out;
 }
 
+// The group sizes explored: every divisor of R, except at the largest
+// count (the costliest runs, there for lane, chunk and vector boundaries
+// inside boxes), where one divisor per R takes turns (R = 1..8 covers
+// groups of one rank, of every rank and in between).
+std::vector<int64_t> groupSizes(bool hasGroup, int R, bool largest) {
+  if (!hasGroup)
+    return {1};
+  std::vector<int64_t> ds = divisors(R);
+  if (largest)
+    return {ds[R % ds.size()]};
+  return ds;
+}
+
 bool explore(const Collective &c, const Plan &p, int maxRanks, Alias alias,
              std::vector<PlanDiag> &diags, Stats &stats) {
   Binder binder(c);
@@ -266,9 +282,11 @@ bool explore(const Collective &c, const Plan &p, int maxRanks, Alias alias,
   } else {
     aliasings.push_back(std::vector<int>(c.buffers.size(), -1));
   }
-  bool hasRoot = false;
-  for (auto &pr : c.params)
+  bool hasRoot = false, hasGroup = false;
+  for (auto &pr : c.params) {
     hasRoot |= pr.kind == ParamKind::Root && pr.bound.empty();
+    hasGroup |= pr.kind == ParamKind::Group && pr.bound.empty();
+  }
   check::Sim sim(c, p, diags);
   const int r0 = binder.boundR ? binder.boundR : 1;
   const int r1 = binder.boundR ? binder.boundR : maxRanks;
@@ -281,9 +299,10 @@ bool explore(const Collective &c, const Plan &p, int maxRanks, Alias alias,
       if (binder.countBound)
         counts = {0};
       for (int64_t C : counts)
+        for (int64_t group : groupSizes(hasGroup, R, C == counts.back() && counts.size() > 1))
         for (int rootEnd = 0; rootEnd < (hasRoot && R > 1 ? 2 : 1); ++rootEnd) {
           Binding b;
-          if (!binder.bind(R, C, rootEnd, t, b))
+          if (!binder.bind(R, C, rootEnd, group, t, b))
             continue;
           BoundCollective bc;
           std::string err;
@@ -305,6 +324,7 @@ bool explore(const Collective &c, const Plan &p, int maxRanks, Alias alias,
               cfg.text = "R = " + std::to_string(R) +
                          (binder.countBound ? "" : ", count " + std::to_string(C)) +
                          (hasRoot ? ", root " + std::to_string(rootEnd ? R - 1 : 0) : "") +
+                         (hasGroup ? ", group " + std::to_string(group) : "") +
                          ", " + dtypeName(t) + ", " + std::to_string(p.lanes) +
                          (p.lanes == 1 ? " lane, " : " lanes, ") + std::to_string(p.chunks) +
                          (p.chunks == 1 ? " chunk" : " chunks");

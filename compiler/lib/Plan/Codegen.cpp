@@ -44,8 +44,12 @@ struct Emitter {
     return -1;
   }
 
-  std::string expr(const Expr &e, const Clause *cl) const {
+  /// C++ for `e` inside a clause struct: coordinates read c[d], a set's
+  /// variable `var` reads v, parameters P.
+  std::string expr(const Expr &e, const Clause *cl, const std::string &var = "") const {
     return e.cxx([&](const std::string &n) -> std::string {
+      if (!var.empty() && n == var)
+        return "v";
       if (cl)
         for (size_t d = 0; d < cl->dims.size(); ++d)
           if (cl->dims[d].name == n)
@@ -74,11 +78,13 @@ struct Emitter {
 
   void clause(size_t k) {
     const Clause &cl = c.clauses[k];
-    RankRole f = rankRole(cl, cl.from.rank), t = rankRole(cl, cl.to.rank);
+    RankRole f = rankRole(c, cl, cl.from.rank), t = rankRole(c, cl, cl.to.rank);
     auto role = [](const RankRole &r) {
-      return r.kind == RankRole::Every ? "kEvery"
+      return r.kind == RankRole::Every   ? "kEvery"
              : r.kind == RankRole::Coord ? "kCoord"
-                                         : "kFixed";
+             : r.kind == RankRole::Fixed ? "kFixed"
+             : r.kind == RankRole::Map   ? "kMap"
+                                         : "kSet";
     };
     std::string op = !cl.opParam.empty() ? "kOpParam"
                      : cl.op == RedOp::Copy
@@ -89,9 +95,9 @@ struct Emitter {
     for (auto &d : cl.dims)
       dims += (dims.empty() ? "" : ", ") + d.name;
     os << "// name (" << dims << "): " << cl.from.buffer << "@"
-       << (cl.from.rank.every ? "*" : cl.from.rank.rank.str()) << "["
+       << rankSelText(cl.from.rank) << "["
        << cl.from.index.str() << "] -> " << cl.to.buffer << "@"
-       << (cl.to.rank.every ? "*" : cl.to.rank.rank.str()) << "["
+       << rankSelText(cl.to.rank) << "["
        << cl.to.index.str() << "] "
        << (cl.opParam.empty() ? redOpName(cl.op) : cl.opParam) << "\n";
     os << "struct Clause" << k << " {\n";
@@ -113,6 +119,25 @@ struct Emitter {
        << "    (void)c; (void)P;\n    return " << expr(cl.from.index, &cl) << ";\n  }\n";
     os << "  PURLIN_HD static int64_t toIndex(const int64_t *c, const Params &P) {\n"
        << "    (void)c; (void)P;\n    return " << expr(cl.to.index, &cl) << ";\n  }\n";
+    if (isGeneralClause(c, cl)) {
+      // Maps and sets: the executor enumerates the names by groups
+      // (exec/Groups.h).
+      char mask[16];
+      std::snprintf(mask, sizeof mask, "0x%xu", rankDims(cl));
+      os << "  static constexpr bool kGeneral = true;\n"
+         << "  static constexpr unsigned kRankDims = " << mask << ";\n";
+      for (const auto &[side, sel] : {std::make_pair("from", &cl.from.rank),
+                                      std::make_pair("to", &cl.to.rank)}) {
+        os << "  PURLIN_HD static int64_t " << side
+           << "Rank(const int64_t *c, int64_t v, const Params &P) {\n"
+           << "    (void)c; (void)v; (void)P;\n    return "
+           << (sel->every ? "v" : expr(sel->rank, &cl, sel->var)) << ";\n  }\n";
+        os << "  PURLIN_HD static int64_t " << side
+           << "Count(const int64_t *c, const Params &P) {\n"
+           << "    (void)c; (void)P;\n    return "
+           << (sel->isSet() ? expr(sel->extent, &cl) : "1") << ";\n  }\n";
+      }
+    }
     os << "};\n\n";
   }
 

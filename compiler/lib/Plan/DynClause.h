@@ -4,7 +4,10 @@
 // constants (so that the GPU code folds them); DynClause<K> has the same
 // members, read from a table that a DynScope fills from a BoundCollective for
 // the duration of one check. exec.h only uses the members as values (never
-// as constant expressions), so both kinds of clause compile against it.
+// as constant expressions), so both kinds of clause compile against it --
+// except kGeneral, which picks exec.h's paths at compile time: a general
+// clause (maps or sets) runs as DynClause<K, true>, like the generated
+// clause that declares kGeneral.
 //
 // The table is global state while a scope lives: one scope at a time (not
 // thread-safe), cleared when the scope ends so that nothing leaks from one
@@ -26,7 +29,9 @@ struct DynTable {
                        // of range, say): the check reports it
 };
 
-template <int K> struct DynClause {
+template <int K, bool G = false> struct DynClause {
+  static constexpr bool kGeneral = G;
+  static inline unsigned kRankDims = 0;
   static inline int kIndex = K, kDims = 0;
   static inline int kFromRole = exec::kEvery, kFromDim = -1;
   static inline int kToRole = exec::kEvery, kToDim = -1;
@@ -47,22 +52,40 @@ template <int K> struct DynClause {
   static int64_t toIndex(const int64_t *c, const exec::Params &) {
     return eval(clause().toIndex, c);
   }
+  static int64_t fromRank(const int64_t *c, int64_t v, const exec::Params &) {
+    return kFromRole == exec::kEvery ? v : eval(clause().fromRank, c, 0, v);
+  }
+  static int64_t toRank(const int64_t *c, int64_t v, const exec::Params &) {
+    return kToRole == exec::kEvery ? v : eval(clause().toRank, c, 1, v);
+  }
+  static int64_t fromCount(const int64_t *c, const exec::Params &) {
+    return clause().fromSet ? eval(clause().fromCount, c) : 1;
+  }
+  static int64_t toCount(const int64_t *c, const exec::Params &) {
+    return clause().toSet ? eval(clause().toCount, c) : 1;
+  }
 
 private:
   static const BoundCollective::BoundClause &clause() {
     assert(table && table->bc && "DynClause used outside a DynScope");
     return table->bc->clauses[K];
   }
-  // Slots: the scalar parameters, then the clause's coordinates.
-  static int64_t eval(const CompiledExpr &e, const int64_t *c) {
+  // Slots: the scalar parameters, then the clause's coordinates, then the
+  // set variables (`var` of side `side`: 0 from, 1 to).
+  static int64_t eval(const CompiledExpr &e, const int64_t *c, int side = -1,
+                      int64_t var = 0) {
     const BoundCollective &bc = *table->bc;
-    int64_t slots[32 + exec::kMaxDims];
+    int64_t slots[32 + exec::kMaxDims + 2];
     const int n = bc.dimSlot0;
-    assert(n <= 32);
+    assert(n <= 32 && bc.varSlot + 2 <= 32 + exec::kMaxDims + 2);
     for (int i = 0; i < n; ++i)
       slots[i] = bc.slots[i];
+    for (int d = n; d < bc.varSlot + 2; ++d)
+      slots[d] = 0;
     for (int d = 0; d < kDims; ++d)
       slots[n + d] = c ? c[d] : 0;
+    if (side >= 0)
+      slots[bc.varSlot + side] = var;
     int64_t v = 0;
     if (!e.eval(slots, v)) {
       table->failed = true;

@@ -58,32 +58,75 @@ struct Builder {
 // scratch on every rank that contributes from it. A copy stage copies its
 // clause's buffer on that clause's contributors, so a buffer gets one stage
 // (of a clause whose contributors are every rank, where there is one), or
-// one per distinct fixed contributor among the clauses that read it.
+// one per distinct contributor selector among the clauses that read it.
+// (Outputs that steps read are copied at their step: stepRound.)
 void copyInputs(const Collective &c, Builder &b) {
   for (size_t buf = 0; buf < c.buffers.size(); ++buf) {
+    if (c.buffers[buf].role != BufferRole::In)
+      continue;
     std::vector<int> readers;
     for (size_t k = 0; k < c.clauses.size(); ++k)
       if (c.bufferIndex(c.clauses[k].from.buffer) == (int)buf)
         readers.push_back((int)k);
     int everyone = -1;
-    for (int k : readers)
-      if (rankRole(c.clauses[k], c.clauses[k].from.rank).kind != RankRole::Fixed &&
-          everyone < 0)
+    for (int k : readers) {
+      const RankRole::Kind r = rankRole(c, c.clauses[k], c.clauses[k].from.rank).kind;
+      if ((r == RankRole::Every || r == RankRole::Coord) && everyone < 0)
         everyone = k;
+    }
     if (everyone >= 0) {
       b.stage(everyone, StageMode::Copy);
       continue;
     }
-    std::vector<std::string> roots;
+    std::vector<std::string> sels;
     for (int k : readers) {
-      const std::string r = c.clauses[k].from.rank.rank.str();
-      if (std::find(roots.begin(), roots.end(), r) == roots.end()) {
-        roots.push_back(r);
+      const std::string r = rankSelText(c.clauses[k].from.rank);
+      if (std::find(sels.begin(), sels.end(), r) == sels.end()) {
+        sels.push_back(r);
         b.stage(k, StageMode::Copy);
       }
     }
   }
 }
+
+std::string suffix(const Collective &c, size_t k) {
+  return c.clauses.size() > 1 ? std::to_string(k) : "";
+}
+
+// A step (a clause that reads an output that earlier clauses wrote), in
+// every strategy: each rank waits until every rank is done with the
+// earlier clauses (`step`, all lanes: those writes were cut among other
+// lanes and ranks), copies the output it contributes into its scratch,
+// waits until every copy is made (`ready`), and reads the copies, so that
+// its writes, which may land where it reads (an all-reduce in place), take
+// nothing a peer still reads. Every rank takes part: a step orders what any
+// rank wrote before it. `done`, after the last clause only: every rank's
+// writes have landed and its reads are over before any caller reuses a
+// buffer (a boundary sync). Before another step, that step's barrier orders
+// the copies' readers before its copy, in this launch and the next.
+void stepRound(const Collective &c, Builder &b, size_t k, Selection sel, DestKind dst,
+               bool chunked) {
+  const int ck = (int)k;
+  const std::string sfx = suffix(c, k);
+  const bool last = k + 1 == c.clauses.size();
+  const int step = b.signal("step" + sfx), ready = b.signal("ready" + sfx);
+  b.notify(ck, step, PeerSet::All);
+  b.wait(ck, step, PeerSet::All, false, true);
+  b.stage(ck, StageMode::Copy, chunked);
+  b.notify(ck, ready, PeerSet::All);
+  b.wait(ck, ready, PeerSet::All, false, true);
+  b.consume(ck, sel, SourceKind::Scratch, dst, chunked);
+  if (!last && readsOutput(c, k + 1))
+    return;
+  const int done = b.signal("done" + sfx);
+  b.notify(ck, done, PeerSet::All, false, true);
+  b.wait(ck, done, PeerSet::All, false, true, true);
+}
+
+// Whether a clause's contributors or destinations are a set: two-shot then
+// splits each group of names among the set's ranks, and syncs with the
+// ranks that share a group (`group`) rather than every rank.
+bool hasSet(const Clause &cl) { return cl.from.rank.isSet() || cl.to.rank.isSet(); }
 
 // The one-round strategies: stage, a `ready` barrier, one consume, a
 // `done` barrier, per clause.
@@ -106,17 +149,32 @@ void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
   if (copy)
     copyInputs(c, b);
   for (size_t k = 0; k < c.clauses.size(); ++k) {
+    if (readsOutput(c, k)) {
+      stepRound(c, b, k, sel, dst, false);
+      continue;
+    }
     int ck = (int)k;
-    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    std::string sfx = suffix(c, k);
+    // Two-shot over a set: the ranks of each group among themselves.
+    const PeerSet rd = readers == PeerSet::All && hasSet(c.clauses[k]) ? PeerSet::Group : readers,
+                  co = contributors == PeerSet::All && hasSet(c.clauses[k]) ? PeerSet::Group
+                                                                             : contributors;
     int ready = b.signal("ready" + sfx), done = b.signal("done" + sfx);
     if (!copy)
       b.stage(ck, StageMode::Expose);
-    b.notify(ck, ready, readers, false, !copy);
-    b.wait(ck, ready, contributors, false, copy, !copy);
+    b.notify(ck, ready, rd, false, !copy);
+    b.wait(ck, ready, co, false, copy, !copy);
+    // A rank that is not its own contributor (a shift, a halo) waits for
+    // its own lanes' copies too before it writes its outputs, which may lie
+    // on the inputs it copied: a barrier of its lanes.
+    if (copy && co == PeerSet::Srcs && isGeneralClause(c, c.clauses[k])) {
+      b.notify(ck, ready, PeerSet::Self);
+      b.wait(ck, ready, PeerSet::Self, false, true);
+    }
     b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input, dst);
     const bool last = k + 1 == c.clauses.size();
-    b.notify(ck, done, contributors, false, last || copy);
-    b.wait(ck, done, readers, false, copy, last || copy);
+    b.notify(ck, done, co, false, last || copy);
+    b.wait(ck, done, rd, false, copy, last || copy);
   }
 }
 
@@ -131,7 +189,10 @@ void direct(const Collective &c, Builder &b, bool copy) {
 // Two-shot: rank r owns part r of every box of names; it reads every
 // contribution of its part, combines them once, and writes the result to
 // every destination. Everyone reads from and writes to everyone, so both
-// barriers address all ranks.
+// barriers address all ranks. Where a clause's contributors or
+// destinations are a set, its groups' parts are owned by the set's ranks
+// (a sub-group's all-reduce runs inside the group) and the barriers
+// address the ranks that share a group.
 void twoShot(const Collective &c, Builder &b, bool copy) {
   oneRound(c, b, copy, Selection::Owned, DestKind::All, PeerSet::All,
            PeerSet::All);
@@ -144,8 +205,12 @@ void twoShot(const Collective &c, Builder &b, bool copy) {
 // has drained its slots, so the next launch may push again.
 void staged(const Collective &c, Builder &b) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
+    if (readsOutput(c, k)) {
+      stepRound(c, b, k, Selection::Mine, DestKind::Self, true);
+      continue;
+    }
     int ck = (int)k;
-    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    std::string sfx = suffix(c, k);
     int data = b.signal("data" + sfx), freed = b.signal("free" + sfx);
     b.stage(ck, StageMode::Push, true);
     b.notify(ck, data, PeerSet::Dsts, true);
@@ -164,8 +229,12 @@ void staged(const Collective &c, Builder &b) {
 // sync: one launch orders it).
 void stagedLL(const Collective &c, Builder &b) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
+    if (readsOutput(c, k)) {
+      stepRound(c, b, k, Selection::Mine, DestKind::Self, true);
+      continue;
+    }
     int ck = (int)k;
-    std::string sfx = c.clauses.size() > 1 ? std::to_string(k) : "";
+    std::string sfx = suffix(c, k);
     int freed = b.signal("free" + sfx);
     b.stage(ck, StageMode::Push, true, true);
     b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true,
@@ -211,12 +280,15 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
 // (one-shot would leave the combining to that rank's lanes alone; two-shot
 // spreads it over every rank's lanes, same bytes). Where each rank receives
 // its own names (reduce-scatter), one-shot already spreads the work.
+// A set of contributors reduced into a set of destinations or one rank is
+// the same inside a group (a sub-group's all-reduce or reduce).
 bool twoShotPays(const Collective &c) {
   for (auto &cl : c.clauses) {
     bool reduces = cl.op != RedOp::Copy || !cl.opParam.empty();
-    RankRole to = rankRole(cl, cl.to.rank);
-    if (reduces && cl.from.rank.every &&
-        (to.kind == RankRole::Every || to.kind == RankRole::Fixed))
+    RankRole to = rankRole(c, cl, cl.to.rank);
+    if (reduces && (cl.from.rank.every || cl.from.rank.isSet()) &&
+        (to.kind == RankRole::Every || to.kind == RankRole::Fixed ||
+         to.kind == RankRole::Set))
       return true;
   }
   return false;

@@ -27,7 +27,9 @@ ExecArgs execArgs(const Step &st) {
   ExecArgs a;
   a.peers = st.peers == PeerSet::All    ? exec::kPeersAll
             : st.peers == PeerSet::Srcs ? exec::kPeersSrcs
-                                        : exec::kPeersDsts;
+            : st.peers == PeerSet::Dsts ? exec::kPeersDsts
+            : st.peers == PeerSet::Group ? exec::kPeersGroup
+                                        : exec::kPeersSelf;
   a.sel = st.sel == Selection::Mine ? exec::kSelMine : exec::kSelOwned;
   switch (st.src) {
   case SourceKind::Input: a.src = exec::kSrcInput; break;

@@ -88,6 +88,8 @@ std::string boundText(Attribute a) {
 RankAttr rankAttr(MLIRContext *ctx, const Clause &cl, const RankSel &r) {
   if (r.every)
     return RankAttr::getEvery(ctx);
+  if (r.isSet())
+    return RankAttr::getSet(ctx, r.rank, r.var, r.extent);
   if (r.rank.kind() == Expr::Kind::Var)
     for (size_t d = 0; d < cl.dims.size(); ++d)
       if (cl.dims[d].name == r.rank.name())
@@ -103,6 +105,10 @@ RankSel rankSel(NamesOp n, RankAttr r) {
         cast<StringAttr>(n.getCoords()[r.getCoord()]).getValue().str());
   else if (!s.every)
     s.rank = r.getExpr();
+  if (r.isSet()) {
+    s.var = r.getVar().str();
+    s.extent = r.getExtent();
+  }
   return s;
 }
 

@@ -43,6 +43,12 @@ public:
       return succeeded(p.parseOptionalLSquare());
     case ExprPunct::RSquare:
       return succeeded(p.parseOptionalRSquare());
+    case ExprPunct::LBrace:
+      return succeeded(p.parseOptionalLBrace());
+    case ExprPunct::RBrace:
+      return succeeded(p.parseOptionalRBrace());
+    case ExprPunct::Bar:
+      return succeeded(p.parseOptionalVerticalBar());
     }
     return false;
   }
@@ -96,6 +102,11 @@ ParseResult purlin::layout::parseExpr(AsmParser &p, Expr &out) {
 
 std::string purlin::layout::exprText(const Expr &e) { return e.str(" mod "); }
 
+ParseResult purlin::layout::parseRankSel(AsmParser &p, RankSel &out) {
+  AsmTokens in(p);
+  return success(purlin::parseRankSel(in, out, true));
+}
+
 //===----------------------------------------------------------------------===//
 // #layout.expr<...>
 //===----------------------------------------------------------------------===//
@@ -119,16 +130,20 @@ LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
-// #layout.rank<every | coord N | expr E>
+// #layout.rank<every | coord N | expr E | set {E | v in [N]}>
 //===----------------------------------------------------------------------===//
 RankAttr RankAttr::getEvery(MLIRContext *ctx) {
-  return get(ctx, RankKind::every, -1, Expr());
+  return get(ctx, RankKind::every, -1, Expr(), "", Expr());
 }
 RankAttr RankAttr::getCoordinate(MLIRContext *ctx, int64_t coord) {
-  return get(ctx, RankKind::coord, coord, Expr());
+  return get(ctx, RankKind::coord, coord, Expr(), "", Expr());
 }
 RankAttr RankAttr::getExpression(MLIRContext *ctx, const Expr &e) {
-  return get(ctx, RankKind::expr, -1, e);
+  return get(ctx, RankKind::expr, -1, e, "", Expr());
+}
+RankAttr RankAttr::getSet(MLIRContext *ctx, const Expr &e, StringRef var,
+                          const Expr &extent) {
+  return get(ctx, RankKind::set, -1, e, var, extent);
 }
 
 Attribute RankAttr::parse(AsmParser &p, Type) {
@@ -145,14 +160,24 @@ Attribute RankAttr::parse(AsmParser &p, Type) {
     if (failed(p.parseInteger(c)))
       return {};
     r = getChecked([&] { return p.emitError(loc); }, ctx, RankKind::coord, c,
-                   Expr());
+                   Expr(), "", Expr());
   } else if (kind == "expr") {
     Expr e;
     if (failed(parseExpr(p, e)))
       return {};
     r = getExpression(ctx, e);
+  } else if (kind == "set") {
+    SMLoc at = p.getCurrentLocation();
+    RankSel s;
+    if (failed(parseRankSel(p, s)))
+      return {};
+    if (!s.isSet()) {
+      p.emitError(at, "expected a set '{' expr '|' name 'in' '[' expr ']' '}'");
+      return {};
+    }
+    r = getSet(ctx, s.rank, s.var, s.extent);
   } else {
-    p.emitError(loc, "expected 'every', 'coord' or 'expr', got '")
+    p.emitError(loc, "expected 'every', 'coord', 'expr' or 'set', got '")
         << kind << "'";
     return {};
   }
@@ -167,21 +192,31 @@ void RankAttr::print(AsmPrinter &p) const {
     p << " " << getCoord();
   else if (getKind() == RankKind::expr)
     p << " " << exprText(getExpr());
+  else if (isSet())
+    p << " {" << exprText(getExpr()) << " | " << getVar() << " in ["
+      << exprText(getExtent()) << "]}";
   p << ">";
 }
 
 LogicalResult RankAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                               RankKind kind, int64_t coord, Expr e) {
+                               RankKind kind, int64_t coord, Expr e,
+                               StringRef var, Expr extent) {
   if (kind == RankKind::coord && coord < 0)
     return emitError() << "a coordinate rank needs a coordinate number >= 0, "
                           "got "
                        << coord;
   if (kind != RankKind::coord && coord != -1)
     return emitError() << "only a coordinate rank has a coordinate number";
-  if ((kind == RankKind::expr) == e.isNull())
-    return emitError() << (kind == RankKind::expr
-                               ? "an expression rank needs an expression"
-                               : "only an expression rank has an expression");
+  const bool hasExpr = kind == RankKind::expr || kind == RankKind::set;
+  if (hasExpr == e.isNull())
+    return emitError() << (hasExpr ? "an expression or set rank needs an expression"
+                                   : "only an expression or set rank has an expression");
+  if ((kind == RankKind::set) != (!var.empty() && !extent.isNull()))
+    return emitError() << (kind == RankKind::set
+                               ? "a set rank needs a variable and its extent"
+                               : "only a set rank has a variable and an extent");
+  if (kind == RankKind::set && !isExprName(var.str()))
+    return emitError() << "a set's variable '" << var << "' is not a name";
   return success();
 }
 

@@ -24,6 +24,7 @@ PURLIN_SAME(ParamKind, Root, root);
 PURLIN_SAME(ParamKind, Type, type);
 PURLIN_SAME(ParamKind, Op, redop);
 PURLIN_SAME(ParamKind, Table, table);
+PURLIN_SAME(ParamKind, Group, group);
 PURLIN_SAME(BufferRole, In, in);
 PURLIN_SAME(BufferRole, Out, out);
 PURLIN_SAME(RedOp, Copy, copy);

@@ -84,7 +84,7 @@ ParseResult ParamOp::parse(OpAsmParser &p, OperationState &result) {
   std::optional<ParamKind> kind = symbolizeParamKind(kindWord);
   if (!kind)
     return p.emitError(kindLoc, "expected a parameter kind (ranks, count, "
-                                "root, type, redop or table), got '")
+                                "root, type, redop, table or group), got '")
            << kindWord << "'";
   result.addAttribute("sym_name", name);
   result.addAttribute("kind", ParamKindAttr::get(ctx, *kind));
@@ -306,12 +306,15 @@ ParseResult parseAccess(OpAsmParser &p, OperationState &result,
       failed(p.parseLSquare()))
     return failure();
   RankAttr rank;
-  if (succeeded(p.parseOptionalStar())) {
+  RankSel sel;
+  if (failed(parseRankSel(p, sel)))
+    return failure();
+  if (sel.every) {
     rank = RankAttr::getEvery(ctx);
+  } else if (sel.isSet()) {
+    rank = RankAttr::getSet(ctx, sel.rank, sel.var, sel.extent);
   } else {
-    Expr e;
-    if (failed(parseExpr(p, e)))
-      return failure();
+    const Expr &e = sel.rank;
     auto it = e.kind() == Expr::Kind::Var ? llvm::find(coords, e.name())
                                           : coords.end();
     rank = it != coords.end()
@@ -340,6 +343,9 @@ void printAccess(OpAsmPrinter &p, StringRef prefix, FlatSymbolRefAttr buffer,
     p << cast<StringAttr>(coords[rank.getCoord()]).getValue();
   else if (rank.isCoord())
     p << "<coordinate " << rank.getCoord() << ">"; // rejected by the verifier
+  else if (rank.isSet())
+    p << "{" << exprText(rank.getExpr()) << " | " << rank.getVar() << " in ["
+      << exprText(rank.getExtent()) << "]}";
   else
     p << exprText(rank.getExpr());
   p << "][" << exprText(index) << "]";

@@ -42,6 +42,8 @@ PURLIN_SAME(StageMode, Push, push);
 PURLIN_SAME(PeerSet, All, all);
 PURLIN_SAME(PeerSet, Srcs, srcs);
 PURLIN_SAME(PeerSet, Dsts, dsts);
+PURLIN_SAME(PeerSet, Group, group);
+PURLIN_SAME(PeerSet, Self, self);
 PURLIN_SAME(Selection, Mine, mine);
 PURLIN_SAME(Selection, Owned, owned);
 #undef PURLIN_SAME

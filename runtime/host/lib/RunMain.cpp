@@ -37,7 +37,8 @@ const char *kUsage =
     "Runs every linked collective on host threads and checks each result\n"
     "bit for bit against the reference evaluator.\n"
     "  --collective NAMES   comma-separated names (default: all linked)\n"
-    "  --ranks LIST         rank counts (default 1,2,3,4,5,8)\n"
+    "  --ranks LIST         rank counts (default 1,2,3,4,5,8); a group size\n"
+    "                       parameter takes the divisors of R by turns\n"
     "  --counts LIST        element counts, bound to the first count\n"
     "                       parameter (others get 1 + C % 3, or --params;\n"
     "                       default 0,1,7,1031)\n"
@@ -98,8 +99,8 @@ int parseGrid(int argc, char **argv, Grid &g) {
         if (p.size() != 2 || p[1].empty() ||
             p[1].find_first_not_of("0123456789") != std::string::npos) {
           std::fprintf(stderr,
-                       "error: --params takes NAME=VALUE,... (a count "
-                       "or root), got '%s'\n%s",
+                       "error: --params takes NAME=VALUE,... (a count, "
+                       "root or group size), got '%s'\n%s",
                        kv.c_str(), kUsage);
           return 2;
         }
@@ -214,7 +215,7 @@ Axes axesOf(const purlin_collective_info *info, const Collective &c,
 /// --params value), a free root at either end, random table entries within
 /// their bounds; then the values the source binds.
 Binding bindCase(const Collective &c, const Grid &g, int64_t R, int64_t C,
-                 int rootEnd, DType t, RedOp op) {
+                 int rootEnd, DType t, RedOp op, size_t turn) {
   Binding b;
   b.dtype = t;
   b.redop = op;
@@ -226,12 +227,18 @@ Binding bindCase(const Collective &c, const Grid &g, int64_t R, int64_t C,
   bool firstCount = true;
   for (auto &p : c.params) {
     if (!p.bound.empty() ||
-        (p.kind != ParamKind::Count && p.kind != ParamKind::Root))
+        (p.kind != ParamKind::Count && p.kind != ParamKind::Root &&
+         p.kind != ParamKind::Group))
       continue;
     auto given = g.params.find(p.name);
     if (given != g.params.end())
       b.scalars[p.name] = given->second;
-    else if (p.kind == ParamKind::Root)
+    else if (p.kind == ParamKind::Group) {
+      // A group size: the divisors of R by turns over counts and types
+      // (every one of them over a few cases).
+      const std::vector<int64_t> ds = divisors(std::max<int64_t>(b.ranks(c), 1));
+      b.scalars[p.name] = ds[turn % ds.size()];
+    } else if (p.kind == ParamKind::Root)
       b.scalars[p.name] = rootEnd ? b.ranks(c) - 1 : 0;
     else {
       b.scalars[p.name] = firstCount || C == 0 ? C : 1 + C % 3;
@@ -270,6 +277,15 @@ std::string bindingKey(const Binding &b) {
   return s;
 }
 
+/// " [group G]" for a collective with group size parameters, else "".
+std::string groupText(const Collective &c, const Binding &b) {
+  std::string s;
+  for (auto &p : c.params)
+    if (p.kind == ParamKind::Group)
+      s += " [" + p.name + " " + std::to_string(b.scalars.at(p.name)) + "]";
+  return s;
+}
+
 /// The root column: the collective's root parameters' values, "-" for none.
 std::string rootText(const Collective &c, const Binding &b) {
   std::string s;
@@ -304,18 +320,20 @@ int main(int argc, char **argv) {
     const Axes x = axesOf(info, c, bv, g);
     std::set<std::string> seen; // cases a bound value made equal
     for (auto &rs : x.ranks)
-      for (auto &cs : g.counts)
+      for (size_t ci = 0; ci < g.counts.size(); ++ci)
         for (int rootEnd = 0; rootEnd < (x.hasRoot ? 2 : 1); ++rootEnd)
-          for (auto &t : x.types)
+          for (size_t ti = 0; ti < x.types.size(); ++ti)
             for (auto &op : x.ops)
               for (auto &ip : g.inplace)
                 for (auto &st : x.strategies) {
+                  const std::string &cs = g.counts[ci], &t = x.types[ti];
                   DType dt;
                   RedOp ro;
                   parseDType(t, dt);
                   parseRedOp(op, ro);
                   Binding b = bindCase(c, g, std::atoll(rs.c_str()),
-                                       std::atoll(cs.c_str()), rootEnd, dt, ro);
+                                       std::atoll(cs.c_str()), rootEnd, dt, ro,
+                                       ci + ti);
                   const int64_t R = b.ranks(c);
                   std::string key = bindingKey(b) + "|" + ip + "|" + st;
                   if (!seen.insert(key).second)
@@ -351,9 +369,11 @@ int main(int argc, char **argv) {
                         rootText(c, b).c_str(), (long long)callBytes(c, b),
                         t.c_str(), opCol,
                         res.ok ? "ok" : "FAIL: ", res.error.c_str(),
-                        o.sameStart ? " [in place, same address]"
-                        : o.inplace ? " [in place]"
-                                    : "");
+                        (std::string(o.sameStart ? " [in place, same address]"
+                                     : o.inplace ? " [in place]"
+                                                 : "") +
+                         groupText(c, b))
+                            .c_str());
                 }
   }
   std::printf("%d passed, %d failed\n", passed, failed);

@@ -123,7 +123,8 @@ layout.collective @buffer_shadows_param {
   layout.param @T : type
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
-  // expected-error @+1 {{'C' is defined more than once}}
+  // expected-error @+2 {{'C' is defined more than once}}
+  // expected-error @+1 {{input 'C' is never read: no name clause reads it}}
   layout.buffer @C : in @T [C]
   layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
 }
@@ -223,7 +224,9 @@ layout.collective @no_names {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
+  // expected-error @+1 {{input 'x' is never read}}
   layout.buffer @x : in @T [C]
+  // expected-error @+1 {{output 'y' is never written}}
   layout.buffer @y : out @T [C]
 }
 
@@ -233,6 +236,7 @@ layout.collective @unknown_buffer {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
+  // expected-error @+1 {{input 'x' is never read: no name clause reads it}}
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
   // expected-error @+1 {{unknown buffer 'z'}}
@@ -245,9 +249,10 @@ layout.collective @read_output {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
+  // expected-error @+1 {{input 'x' is never read}}
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
-  // expected-error @+1 {{'y' is an output buffer; names are read from inputs}}
+  // expected-error @+1 {{'y' is an output buffer; names are read from inputs (or from outputs that earlier clauses write)}}
   layout.names i in [C] from @y[0][i] to @y[*][i] copy
 }
 
@@ -258,6 +263,7 @@ layout.collective @write_input {
   layout.param @C : count
   layout.param @T : type
   layout.buffer @x : in @T [C]
+  // expected-error @+1 {{output 'y' is never written: no name clause writes it}}
   layout.buffer @y : out @T [C]
   // expected-error @+1 {{'x' is an input buffer; names are written to outputs}}
   layout.names i in [C] from @x[0][i] to @x[*][i] copy
@@ -265,14 +271,14 @@ layout.collective @write_input {
 
 // -----
 
-layout.collective @rank_coord_range {
+layout.collective @rank_coord_extent {
   layout.param @R : ranks
   layout.param @C : count
   layout.param @T : type
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
-  // expected-error @+1 {{rank coordinate 'r' must range over [R]}}
-  layout.names (r, i) in [C, C] from @x[r][i] to @y[*][r] copy
+  // expected-error @+1 {{the extent of rank coordinate 'r' may use parameters only, not 'k'}}
+  layout.names (k, r, i) in [2, k + 1, C] from @x[r][i] to @y[*][i] copy
 }
 
 // -----
@@ -283,8 +289,8 @@ layout.collective @bad_rank {
   layout.param @T : type
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
-  // expected-error @+1 {{a contributor rank is '*', a coordinate ranging over the ranks, or an expression of parameters; 'r + 1' is none of these}}
-  layout.names (r, i) in [R, C] from @x[r + 1][i] to @y[r][i] copy
+  // expected-error @+1 {{the contributor rank must be quasi-affine in (r, i): sums, products with a factor free of them, '/' and '%' by divisors free of them; 'r*r' is not}}
+  layout.names (r, i) in [R, C] from @x[r*r][i] to @y[r][i] copy
 }
 
 // -----
@@ -295,8 +301,8 @@ layout.collective @bad_dest_rank {
   layout.param @T : type
   layout.buffer @x : in @T [C]
   layout.buffer @y : out @T [C]
-  // expected-error @+1 {{a destination rank is '*', a coordinate ranging over the ranks, or an expression of parameters; 'r%2' is none of these}}
-  layout.names (r, i) in [R, C] from @x[r][i] to @y[r mod 2][i] copy
+  // expected-error @+1 {{the set variable 'i' hides the coordinate of that name; pick another name}}
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[{r + i | i in [2]}][i] copy
 }
 
 // -----
@@ -546,7 +552,7 @@ layout.collective @table_bound_unknown {
 // -----
 
 layout.collective @bad_kind {
-  // expected-error @+1 {{expected a parameter kind (ranks, count, root, type, redop or table), got 'rank'}}
+  // expected-error @+1 {{expected a parameter kind (ranks, count, root, type, redop, table or group), got 'rank'}}
   layout.param @R : rank
 }
 
@@ -655,7 +661,7 @@ layout.collective @unknown_kind_generic {
 // -----
 
 layout.collective @bad_kind {
-  // expected-error @+1 {{expected a parameter kind (ranks, count, root, type, redop or table), got 'rank'}}
+  // expected-error @+1 {{expected a parameter kind (ranks, count, root, type, redop, table or group), got 'rank'}}
   layout.param @R : rank
 }
 
@@ -739,7 +745,7 @@ layout.collective @rank_expr_is_coord {
 // -----
 
 layout.collective @malformed_rank {
-  // expected-error @+1 {{expected 'every', 'coord' or 'expr', got 'star'}}
+  // expected-error @+1 {{expected 'every', 'coord', 'expr' or 'set', got 'star'}}
   "layout.names"() <{combine = #layout.combine<copy>, coords = ["i"], extents = [#layout.expr<4>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<star>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<expr 0>}> : () -> ()
 }
 
@@ -840,4 +846,96 @@ layout.collective @chain_too_deep {
 layout.collective @percent {
   // expected-error @+1 {{invalid SSA name}}
   layout.buffer @x : in f32 [4 % 2]
+}
+
+// -----
+
+// Rank sets (issue 13): the set's syntax is the spec's parser's, in a
+// `layout.names` op and in #layout.rank alike.
+layout.collective @set_in {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{expected 'in' after the set's variable 'j'}}
+  layout.names i in [C] from @x[{j | j of [R]}][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
+layout.collective @set_attr_braces {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{expected a set '{' expr '|' name 'in' '[' expr ']' '}'}}
+  "layout.names"() <{combine = #layout.combine<sum>, coords = ["i"], extents = [#layout.expr<C>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<set j>, to_buffer = @y, to_index = #layout.expr<i>, to_rank = #layout.rank<every>}> : () -> ()
+}
+
+// -----
+
+layout.collective @set_copy {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{a copy name has exactly one contributor, but 'x@{j | j in [R]}' gives a set of ranks; use reduce(op) or name one rank}}
+  layout.names i in [C] from @x[{j | j in [R]}][i] to @y[0][i] copy
+}
+
+// -----
+
+layout.collective @set_extent_coord {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{unknown name 'i' in the extent of the set variable 'j' (parameters only)}}
+  layout.names i in [C] from @x[{j | j in [i + 1]}][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
+layout.collective @set_duplicate {
+  layout.param @R : ranks = 3
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{a rank twice in a contributor set: name (i=0) under R=3, C=1 lists rank 0 twice}}
+  layout.names i in [C] from @x[{j mod 2 | j in [R]}][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
+layout.collective @map_out_of_range {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  // expected-error @+1 {{destination rank out of range: name (r=0, i=0) under R=1, C=1 has no destination}}
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[r + 1][i] copy
+}
+
+// -----
+
+layout.collective @group_divides {
+  // expected-error @+1 {{group size 'G' = 3 must divide the rank count 4}}
+  layout.param @G : group = 3
+  layout.param @R : ranks = 4
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [C]
+  layout.names (g, i) in [R/G, C] from @x[{g*G + j | j in [G]}][i] to @y[{g*G + j | j in [G]}][i] reduce<sum>
+}
+
+// -----
+
+layout.collective @step_reads_unwritten {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.buffer @x : in f32 [C]
+  layout.buffer @y : out f32 [2 * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[r][i] copy
+  // expected-error @+1 {{name (i=0) under R=1, C=1 reads 'y@0[1]', which no earlier clause writes}}
+  layout.names i in [C] from @y[*][C + i] to @y[*][i] reduce<sum>
 }

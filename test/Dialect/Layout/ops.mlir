@@ -197,3 +197,31 @@ layout.collective @generic {
   layout.names (r, i) in [R, cnt[r][0]] from @x[r][r*C + i] to @y[*][r*C + i] reduce<@op>
   layout.names i in [C] from @w[R - 1][i] to @z[0][i] copy
 }
+
+// -----
+
+// Rank maps and sets (issue 13): a group size parameter, a map of the
+// coordinates (`(r + 1) mod R`), sets over a bound variable, and a step (a
+// clause that reads the output earlier clauses wrote), in both forms.
+// GENERIC-LABEL: "layout.collective"() <{sym_name = "grid"}>
+// GENERIC:       "layout.param"() <{kind = #layout.param_kind<group>, sym_name = "G"}>
+// GENERIC:       "layout.names"() <{combine = #layout.combine<sum>, coords = ["g", "j", "i"], extents = [#layout.expr<R/G>, #layout.expr<G>, #layout.expr<C>], from_buffer = @x, from_index = #layout.expr<j*C + i>, from_rank = #layout.rank<set {g*G + k | k in [G]}>, to_buffer = @y, to_index = #layout.expr<j*C + i>, to_rank = #layout.rank<expr g*G + j>}>
+// GENERIC:       "layout.names"() <{combine = #layout.combine<sum>, coords = ["j", "i"], extents = [#layout.expr<G>, #layout.expr<C>], from_buffer = @y, from_index = #layout.expr<j*C + i>, from_rank = #layout.rank<set {h*G + j | h in [R/G]}>, to_buffer = @y, to_index = #layout.expr<j*C + i>, to_rank = #layout.rank<set {h*G + j | h in [R/G]}>}>
+// GENERIC:       "layout.names"() <{combine = #layout.combine<copy>, coords = ["r", "i"], extents = [#layout.expr<R>, #layout.expr<C>], from_buffer = @x, from_index = #layout.expr<i>, from_rank = #layout.rank<coord 0>, to_buffer = @z, to_index = #layout.expr<i>, to_rank = #layout.rank<expr (r + 1) mod R>}>
+// CHECK-LABEL: layout.collective @grid {
+// CHECK-NEXT:    layout.param @R : ranks
+// CHECK-NEXT:    layout.param @G : group
+// CHECK:         layout.names (g, j, i) in [R/G, G, C] from @x[{g*G + k | k in [G]}][j*C + i] to @y[g*G + j][j*C + i] reduce<sum>
+// CHECK-NEXT:    layout.names (j, i) in [G, C] from @y[{h*G + j | h in [R/G]}][j*C + i] to @y[{h*G + j | h in [R/G]}][j*C + i] reduce<sum>
+// CHECK-NEXT:    layout.names (r, i) in [R, C] from @x[r][i] to @z[(r + 1) mod R][i] copy
+layout.collective @grid {
+  layout.param @R : ranks
+  layout.param @G : group
+  layout.param @C : count
+  layout.buffer @x : in f32 [G * C]
+  layout.buffer @y : out f32 [G * C]
+  layout.buffer @z : out f32 [C]
+  layout.names (g, j, i) in [R/G, G, C] from @x[{g*G + k | k in [G]}][j*C + i] to @y[g*G + j][j*C + i] reduce<sum>
+  layout.names (j, i) in [G, C] from @y[{h*G + j | h in [R/G]}][j*C + i] to @y[{h*G + j | h in [R/G]}][j*C + i] reduce<sum>
+  layout.names (r, i) in [R, C] from @x[r][i] to @z[(r + 1) mod R][i] copy
+}

@@ -16,6 +16,10 @@
 // CHECK-NEXT:    snac.notify @ready to dsts clause 0
 // CHECK-NEXT:    snac.notify @ready to srcs clause 0
 // CHECK-NEXT:    snac.notify @ready to all clause 0
+// CHECK-NEXT:    snac.notify @ready to group clause 0
+// CHECK-NEXT:    snac.notify @ready to self clause 0
+// CHECK-NEXT:    snac.wait @ready from group clause 0
+// CHECK-NEXT:    snac.wait @ready from self clause 0 all_lanes
 // CHECK-NEXT:    snac.wait @ready from srcs clause 0
 // CHECK-NEXT:    snac.wait @ready from dsts clause 0
 // CHECK-NEXT:    snac.wait @ready from all clause 0
@@ -50,6 +54,10 @@ snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144)
   snac.notify @ready to dsts clause 0
   snac.notify @ready to srcs clause 0
   snac.notify @ready to all clause 0
+  snac.notify @ready to group clause 0
+  snac.notify @ready to self clause 0
+  snac.wait @ready from group clause 0
+  snac.wait @ready from self clause 0 all_lanes
   snac.wait @ready from srcs clause 0
   snac.wait @ready from dsts clause 0
   snac.wait @ready from all clause 0

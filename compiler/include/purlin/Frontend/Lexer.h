@@ -32,6 +32,7 @@ struct Token {
     Percent,
     Arrow,     // ->
     LessEqual, // <=
+    Bar,       // |
   };
   Kind kind = Eof;
   std::string text; // the spelling; for Error, the message

@@ -7,11 +7,15 @@
 // rank) and clauses. A clause names the points of an index space
 // (dims d0 in [E0], d1 in [E1], ...; an extent may use earlier dims) and maps
 // each name to its contributors (`from`: a buffer, a rank selector and an
-// index) and its destinations (`to`). A rank selector is `*` (every rank), a
-// dim whose extent is R (the name's coordinate is the rank), or an
-// expression of parameters alone (such as `root`). Indexes are affine in the
-// dims. The op is `copy` (exactly one contributor) or a reduction, applied in
-// ascending contributor rank (see DType.h).
+// index) and its destinations (`to`). A rank selector is `*` (every rank),
+// one rank (an expression of the dims and parameters, quasi-affine in the
+// dims: `r`, `root`, `(r + 1) % R`, `g*G + j`) or a set of ranks (such an
+// expression of a bound variable too, over the variable's extent:
+// `{g*G + j | j in [G]}`). The dims a rank selector mentions are the rank
+// coordinates; indexes are affine in the dims. The op is `copy` (exactly one
+// contributor) or a reduction, applied in ascending contributor rank (see
+// DType.h). Clauses apply in order: a clause may read an output that earlier
+// clauses wrote (a step of a multi-step collective), as they left it.
 #pragma once
 
 #include "purlin/spec/DType.h"
@@ -30,14 +34,16 @@ struct SrcLoc {
                          // verifier) map a Diag back to its own location
 };
 
-enum class ParamKind { Ranks, Count, Root, Type, Op, Table };
-const char *paramKindName(ParamKind k); // "ranks", ..., "redop", "table"
+/// Group: a group size, a divisor of the rank count (1 <= G <= R, R % G = 0).
+enum class ParamKind { Ranks, Count, Root, Type, Op, Table, Group };
+const char *paramKindName(ParamKind k); // "ranks", ..., "table", "group"
 bool parseParamKind(const std::string &s, ParamKind &out);
-/// Ranks, counts and roots: the integer parameters. In declaration order they
-/// are the executor's scalar slots (exec::Params::s), for generated code and
-/// runtimes alike.
+/// Ranks, counts, roots and group sizes: the integer parameters. In
+/// declaration order they are the executor's scalar slots
+/// (exec::Params::s), for generated code and runtimes alike.
 inline bool isScalarParam(ParamKind k) {
-  return k == ParamKind::Ranks || k == ParamKind::Count || k == ParamKind::Root;
+  return k == ParamKind::Ranks || k == ParamKind::Count ||
+         k == ParamKind::Root || k == ParamKind::Group;
 }
 
 struct Param {
@@ -62,10 +68,19 @@ struct Buffer {
   SrcLoc loc;
 };
 
+/// A rank selector: `*`, one rank, or a set {rank | var in [extent]}.
 struct RankSel {
   bool every = false;
-  Expr rank; // null when `every`
+  Expr rank;       // null when `every`
+  std::string var; // a set: its bound variable; empty for one rank
+  Expr extent;     // a set: the variable's extent (parameters only)
+  bool isSet() const { return !var.empty(); }
 };
+/// The selector as the language writes it: "*", "root", "(r + 1) % R",
+/// "{g*G + j | j in [G]}" (`modOp` as in Expr::str; `paren`: a compound
+/// expression in parentheses, as the `.purlin` syntax wants it after '@').
+std::string rankSelText(const RankSel &s, const char *modOp = "%",
+                        bool paren = false);
 
 struct Access {
   std::string buffer;
@@ -101,17 +116,29 @@ struct Collective {
   const Param *ranksParam() const; // the single Ranks parameter, or null
 };
 
-/// How a clause picks the ranks of a name's contributors or destinations.
+/// How a clause picks the ranks of a name's contributors or destinations
+/// (Vocabulary.h RoleKind): every rank; a coordinate whose extent is the
+/// rank count; an expression of parameters; a map of the coordinates; a
+/// set.
 struct RankRole {
   enum Kind {
     Every = (int)RoleKind::Every,
     Coord = (int)RoleKind::Coord,
-    Fixed = (int)RoleKind::Fixed
+    Fixed = (int)RoleKind::Fixed,
+    Map = (int)RoleKind::Map,
+    Set = (int)RoleKind::Set
   } kind = Every;
   int dim = -1; // Coord: the dim whose coordinate is the rank
   Expr fixed;   // Fixed: an expression of parameters
 };
-RankRole rankRole(const Clause &c, const RankSel &sel);
+RankRole rankRole(const Collective &coll, const Clause &c, const RankSel &sel);
+/// Whether a clause's selectors are maps or sets (the executor's general
+/// enumeration of names by groups, exec/Groups.h).
+bool isGeneralClause(const Collective &coll, const Clause &c);
+/// Bit d: coordinate d is a rank coordinate (a rank selector mentions it).
+unsigned rankDims(const Clause &c);
+/// Whether clause `k` reads an output (a step of a multi-step collective).
+bool readsOutput(const Collective &c, size_t k);
 
 /// A problem found in a collective, at a place in its source.
 struct Diag {
@@ -149,11 +176,15 @@ bool applyBoundParams(const Collective &c, Binding &b, std::string &error);
 /// The op of clause `cl` under `b`.
 RedOp clauseOp(const Clause &cl, const Binding &b);
 
-/// A few bindings of small values (R of 1, 2, 3 and 5, counts of 1 to 3,
-/// roots at both ends, tables filled pseudo-randomly within their bounds)
+/// A few bindings of small values (R of 1, 2, 3 and 5, and 4 and 6 where a
+/// group size divides them, counts of 1 to 3, roots at both ends, every
+/// group size, tables filled pseudo-randomly within their bounds)
 /// used to verify a collective whose parameters are symbolic. Parameters
 /// bound at compile time keep their values.
 std::vector<Binding> sampleBindings(const Collective &c);
+
+/// The divisors of n, ascending: the group sizes a binding of R = n may take.
+std::vector<int64_t> divisors(int64_t n);
 
 /// Evaluates an expression of parameters under a binding.
 bool evalParamExpr(const Collective &c, const Binding &b, const Expr &e,
@@ -171,8 +202,10 @@ public:
   struct BoundClause {
     int ndims = 0;
     std::vector<CompiledExpr> extent;
-    CompiledExpr fromRank, toRank, fromIndex, toIndex;
-    bool fromEvery = false, toEvery = false;
+    // A rank selector's rank (of the coordinates and, in a set, of the
+    // variable in slot varSlot + side) and a set's extent.
+    CompiledExpr fromRank, toRank, fromIndex, toIndex, fromCount, toCount;
+    bool fromEvery = false, toEvery = false, fromSet = false, toSet = false;
     int fromBuf = -1, toBuf = -1;
     RedOp op = RedOp::Copy;
   };
@@ -185,7 +218,9 @@ public:
   std::vector<int64_t> bufElems;
   std::vector<BoundClause> clauses;
   int dimSlot0 = 0;                // slot of a clause's first coordinate
+  int varSlot = 0;                 // slots of the from and to set variables
   std::vector<int64_t> slots;      // scalar values, then room for coordinates
+                                   // and the two set variables
 
   /// Calls `f(slots)` for every name of clause `ci` in row-major order of its
   /// dims, coordinates in slots[dimSlot0 ...]. Stops and returns false when
@@ -193,9 +228,15 @@ public:
   bool visit(int ci, const std::function<bool(const int64_t *)> &f,
              std::string &error);
 
+  /// The ranks of a name's contributors (`from`) or destinations, in the
+  /// order the selector lists them (duplicates kept), for the slots a visit
+  /// passes; false when an expression fails to evaluate.
+  bool ranksOf(int ci, bool from, const int64_t *s, std::vector<int64_t> &out) const;
+
 private:
   std::vector<CompiledExpr::Table> tables_;
   std::map<std::string, int> tableIndex_;
+  mutable std::vector<int64_t> tmp_; // ranksOf's slots
 };
 
 /// The plain description: a line-based text form of a Collective.

@@ -58,6 +58,10 @@ public:
   /// True when the expression is affine in `vars` with coefficients that do
   /// not depend on them (so it equals e(0) + sum_j coeff_j * v_j).
   bool isLinearIn(const std::vector<std::string> &vars) const;
+  /// True when the expression is quasi-affine in `vars`: sums, products
+  /// with a factor free of them, floor division and modulo by divisors free
+  /// of them, and table lookups (with any subscripts).
+  bool isQuasiAffineIn(const std::vector<std::string> &vars) const;
 
   /// Replaces variable `name` with `value` everywhere.
   Expr substitute(const std::string &name, const Expr &value) const;

@@ -8,6 +8,7 @@
 // an MLIR location).
 #pragma once
 
+#include "purlin/spec/Collective.h"
 #include "purlin/spec/Expr.h"
 
 #include <cstdint>
@@ -28,7 +29,8 @@ constexpr int64_t kMaxExprLiteral = int64_t(1) << 40;
 extern const char *const kExprLiteralTooLarge;
 
 /// The punctuation of the grammar. `%` is the floor modulo; a source may
-/// spell it otherwise (MLIR's custom syntax spells it `mod`).
+/// spell it otherwise (MLIR's custom syntax spells it `mod`). Braces and the
+/// bar write rank sets.
 enum class ExprPunct {
   Plus,
   Minus,
@@ -38,7 +40,10 @@ enum class ExprPunct {
   LParen,
   RParen,
   LSquare,
-  RSquare
+  RSquare,
+  LBrace,
+  RBrace,
+  Bar
 };
 
 /// A position in a token source, opaque to the parser (a column; a line and
@@ -72,6 +77,21 @@ public:
 /// first token that cannot continue it. On failure, has reported the first
 /// problem through `in` and returns false.
 bool parseExpr(ExprTokens &in, Expr &out);
+
+/// Parses a rank selector (Collective.h RankSel):
+///   rank := '*' | '{' expr '|' IDENT 'in' '[' expr ']' '}' | one
+///   one  := expr                               (`whole`: the layout
+///                                               dialect, the description)
+///         | IDENT | INT | '(' expr ')'          (the `.purlin` syntax, where
+///                                               '[' after the rank starts
+///                                               the index)
+/// The set `{e | v in [E]}` is the ranks e for v = 0 .. E-1.
+bool parseRankSel(ExprTokens &in, RankSel &out, bool whole);
+
+/// A rank selector from plain text (the description's `[RANK]`); on
+/// failure returns false and sets `error` (and the 0-based column).
+bool parseRankSelText(const std::string &text, RankSel &out,
+                      std::string &error, int *errorCol = nullptr);
 
 /// Whether `s` is a name of the language: [A-Za-z_][A-Za-z0-9_]*.
 bool isExprName(const std::string &s);

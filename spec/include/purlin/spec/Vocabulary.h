@@ -25,9 +25,11 @@ constexpr int kRegPtrs = 8;         // pointers of a register move (moveVec)
 } // namespace limits
 
 /// How a clause picks the ranks of a name's contributors or destinations:
-/// every rank, the rank given by one coordinate, or an expression of
-/// parameters (Collective.h RankRole).
-enum class RoleKind : int { Every = 0, Coord = 1, Fixed = 2 };
+/// every rank, the rank given by one coordinate ranging over the ranks, an
+/// expression of parameters, a map of the coordinates (an expression that
+/// mentions them), or a set (a map of the coordinates and a bound variable
+/// over its extent) (Collective.h RankRole).
+enum class RoleKind : int { Every = 0, Coord = 1, Fixed = 2, Map = 3, Set = 4 };
 
 enum class StepKind : int { Stage = 0, Notify = 1, Wait = 2, Consume = 3 };
 /// stage: expose (inputs are read in place by peers: no data moves), copy
@@ -35,8 +37,11 @@ enum class StepKind : int { Stage = 0, Notify = 1, Wait = 2, Consume = 3 };
 /// (this rank writes its contributions into each destination's staging).
 enum class StageMode : int { Expose = 0, Copy = 1, Push = 2 };
 /// Peers of rank r that a notify or wait addresses: every rank, the ranks
-/// whose names r receives (srcs), the ranks that receive r's names (dsts).
-enum class PeerSet : int { All = 0, Srcs = 1, Dsts = 2 };
+/// whose names r receives (srcs), the ranks that receive r's names (dsts),
+/// the ranks that share a group of names with r (group: its contributors,
+/// destinations and owners; every rank unless a rank selector is a set),
+/// r alone (self: with all lanes, a barrier of r's lanes).
+enum class PeerSet : int { All = 0, Srcs = 1, Dsts = 2, Group = 3, Self = 4 };
 /// consume: the names r receives (mine), or part r of all names (owned).
 enum class Selection : int { Mine = 0, Owned = 1 };
 /// consume reads: contributors' inputs, their scratch copies, this rank's

@@ -45,19 +45,25 @@ def Layout_RankAttr : Layout_Attr<"Rank", "rank"> {
   let summary = "which ranks a name is read from or written to";
   let description = [{
     A rank selector of a name clause: `every` rank, the rank given by the
-    clause's coordinate number `coord` (which must range over the ranks), or
-    an expression of parameters (`expr`, such as `root` or `R - 1`). In a
-    `layout.names` op they print as `*`, the coordinate's name, and the
-    expression.
+    clause's coordinate number `coord`, an expression of parameters and
+    coordinates (`expr`, such as `root`, `R - 1` or `(r + 1) mod R`), or a
+    set of ranks (`set {e | v in [E]}`: the ranks e for v = 0 .. E - 1, E an
+    expression of parameters). In a `layout.names` op they print as `*`,
+    the coordinate's name, the expression and the set in braces. The
+    collective's verifier checks the language's rules (quasi-affine in the
+    coordinates, the names each may use).
 
     ```mlir
     #layout.rank<every>
     #layout.rank<coord 0>
     #layout.rank<expr R - 1>
+    #layout.rank<set {g*G + j | j in [G]}>
     ```
   }];
   let parameters = (ins "::purlin::layout::RankKind":$kind, "int64_t":$coord,
-                        AttrParameter<"::purlin::Expr", "">:$expr);
+                        AttrParameter<"::purlin::Expr", "">:$expr,
+                        StringRefParameter<"a set's variable">:$var,
+                        AttrParameter<"::purlin::Expr", "">:$extent);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -65,8 +71,12 @@ def Layout_RankAttr : Layout_Attr<"Rank", "rank"> {
     static RankAttr getCoordinate(::mlir::MLIRContext *ctx, int64_t coord);
     static RankAttr getExpression(::mlir::MLIRContext *ctx,
                                   const ::purlin::Expr &e);
+    static RankAttr getSet(::mlir::MLIRContext *ctx, const ::purlin::Expr &e,
+                           ::llvm::StringRef var,
+                           const ::purlin::Expr &extent);
     bool isEvery() const { return getKind() == RankKind::every; }
     bool isCoord() const { return getKind() == RankKind::coord; }
+    bool isSet() const { return getKind() == RankKind::set; }
   }];
 }
 

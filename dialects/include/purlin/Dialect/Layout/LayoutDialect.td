@@ -33,7 +33,8 @@ def Layout_Dialect : Dialect {
       `f8E5M2`, `i8`, `ui8`, `i32`, `i64`, `f64`) or a reference to a
       `type` parameter (`@T`);
     - rank selectors: `#layout.rank` (every rank, a coordinate of the
-      clause, or an expression of parameters);
+      clause, an expression of parameters and coordinates, or a set of
+      ranks over a bound variable);
     - the combine: `#layout.combine` (`copy`, a reduction op, or a `redop`
       parameter);
     - parameter kinds, buffer roles and reduction ops: enum attributes.
@@ -66,7 +67,8 @@ class Layout_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 def Layout_ParamKind : I32EnumAttr<"ParamKind", "the kind of a parameter", [
     I32EnumAttrCase<"ranks", 0>, I32EnumAttrCase<"count", 1>,
     I32EnumAttrCase<"root", 2>, I32EnumAttrCase<"type", 3>,
-    I32EnumAttrCase<"redop", 4>, I32EnumAttrCase<"table", 5>]> {
+    I32EnumAttrCase<"redop", 4>, I32EnumAttrCase<"table", 5>,
+    I32EnumAttrCase<"group", 6>]> {
   let cppNamespace = "::purlin::layout";
   let genSpecializedAttr = 0;
 }
@@ -101,7 +103,7 @@ def Layout_RedOpAttr : EnumAttr<Layout_Dialect, Layout_RedOp, "redop"> {
 def Layout_RankKind : I32EnumAttr<"RankKind",
     "how a rank selector picks ranks", [
     I32EnumAttrCase<"every", 0>, I32EnumAttrCase<"coord", 1>,
-    I32EnumAttrCase<"expr", 2>]> {
+    I32EnumAttrCase<"expr", 2>, I32EnumAttrCase<"set", 3>]> {
   let cppNamespace = "::purlin::layout";
   let genSpecializedAttr = 0;
 }

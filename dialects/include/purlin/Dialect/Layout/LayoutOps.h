@@ -1,6 +1,7 @@
 // The layout dialect: a collective as named layouts (see LayoutDialect.td).
 #pragma once
 
+#include "purlin/spec/Collective.h"
 #include "purlin/spec/DType.h"
 #include "purlin/spec/Expr.h"
 
@@ -43,6 +44,9 @@ std::optional<DType> elementDType(mlir::Type t);
 mlir::ParseResult parseExpr(mlir::AsmParser &p, Expr &out);
 /// An expression as the custom syntax prints it (`mod` for '%').
 std::string exprText(const Expr &e);
+/// The spec's rank-selector parser (ExprParse.h, `*`, an expression or a
+/// set in braces) over MLIR's assembly parser.
+mlir::ParseResult parseRankSel(mlir::AsmParser &p, RankSel &out);
 
 } // namespace layout
 } // namespace purlin

@@ -33,7 +33,8 @@ def Snac_StageMode : I32EnumAttr<"StageMode", "how a stage makes data reachable"
 }
 def Snac_PeerSet : I32EnumAttr<"PeerSet", "which peers a notify or wait addresses", [
     I32EnumAttrCase<"all", 0>, I32EnumAttrCase<"srcs", 1>,
-    I32EnumAttrCase<"dsts", 2>]> {
+    I32EnumAttrCase<"dsts", 2>, I32EnumAttrCase<"group", 3>,
+    I32EnumAttrCase<"self", 4>]> {
   let cppNamespace = "::purlin::snac";
 }
 def Snac_Selection : I32EnumAttr<"Selection", "which names a consume combines", [

@@ -2,7 +2,7 @@
 // Part of the executor (purlin/spec/Exec.h explains the model).
 #pragma once
 
-#include "purlin/spec/exec/State.h"
+#include "purlin/spec/exec/Groups.h"
 
 namespace purlin {
 namespace exec {
@@ -17,30 +17,10 @@ namespace exec {
 //   static int64_t toIndex(const int64_t *c, const Params&);
 //===----------------------------------------------------------------------===//
 
-/// The box of names with contributor p and destination q (each used only
-/// where the clause's role needs it). Returns false when there is none.
+/// The box of names of C over the coordinates not `fixed`, the fixed ones
+/// at their values in c (c is left as it was).
 template <class C>
-PURLIN_HD bool makeBox(const Params &P, int64_t p, int64_t q, Box &b) {
-  int64_t c[kMaxDims];
-  bool fixed[kMaxDims];
-  for (int d = 0; d < C::kDims; ++d) {
-    c[d] = 0;
-    fixed[d] = false;
-  }
-  if (C::kFromRole == kCoord) {
-    c[C::kFromDim] = p;
-    fixed[C::kFromDim] = true;
-  } else if (C::kFromRole == kFixed && C::fromFixed(P) != p) {
-    return false;
-  }
-  if (C::kToRole == kCoord) {
-    if (fixed[C::kToDim] && c[C::kToDim] != q)
-      return false;
-    c[C::kToDim] = q;
-    fixed[C::kToDim] = true;
-  } else if (C::kToRole == kFixed && C::toFixed(P) != q) {
-    return false;
-  }
+PURLIN_HD void boxOf(const Params &P, int64_t *c, const bool *fixed, Box &b) {
   b.nfree = 0;
   b.n = 1;
   int freeDim[kMaxDims];
@@ -82,13 +62,55 @@ PURLIN_HD bool makeBox(const Params &P, int64_t p, int64_t q, Box &b) {
     b.ext[0] = 1;
     b.sstr[0] = b.dstr[0] = 1;
   }
+}
+
+/// The box of names with contributor p and destination q (each used only
+/// where the clause's role needs it). Returns false when there is none.
+template <class C>
+PURLIN_HD bool makeBox(const Params &P, int64_t p, int64_t q, Box &b) {
+  int64_t c[kMaxDims];
+  bool fixed[kMaxDims];
+  for (int d = 0; d < C::kDims; ++d) {
+    c[d] = 0;
+    fixed[d] = false;
+  }
+  if (C::kFromRole == kCoord) {
+    c[C::kFromDim] = p;
+    fixed[C::kFromDim] = true;
+  } else if (C::kFromRole == kFixed && C::fromFixed(P) != p) {
+    return false;
+  }
+  if (C::kToRole == kCoord) {
+    if (fixed[C::kToDim] && c[C::kToDim] != q)
+      return false;
+    c[C::kToDim] = q;
+    fixed[C::kToDim] = true;
+  } else if (C::kToRole == kFixed && C::toFixed(P) != q) {
+    return false;
+  }
+  boxOf<C>(P, c, fixed, b);
   return true;
 }
 
+/// The box of the group of coordinates c (its rank coordinates set).
+template <class C>
+PURLIN_HD_CALL void groupBox(const Params &P, const int64_t *c, Box &b) {
+  int64_t cc[kMaxDims];
+  bool fixed[kMaxDims];
+  for (int d = 0; d < C::kDims; ++d) {
+    fixed[d] = (C::kRankDims >> d) & 1;
+    cc[d] = fixed[d] ? c[d] : 0;
+  }
+  boxOf<C>(P, cc, fixed, b);
+}
+
 /// Whether names flow from contributor p to destination q (by the clause's
-/// rank roles alone, so both ends agree whatever the counts).
+/// rank roles alone, so both ends agree whatever the counts; a general
+/// clause: by its groups' rank sets).
 template <class C>
 PURLIN_HD bool flows(const Params &P, int64_t p, int64_t q) {
+  if constexpr (isGeneral<C>())
+    return groupFlows<C>(P, (int)p, (int)q, kMaxRanks);
   if (C::kFromRole == kFixed && C::fromFixed(P) != p)
     return false;
   if (C::kToRole == kFixed && C::toFixed(P) != q)
@@ -99,9 +121,16 @@ PURLIN_HD bool flows(const Params &P, int64_t p, int64_t q) {
   return true;
 }
 
+/// Whether x is among the peers of rank r (Peers). kPeersGroup: for a
+/// clause without sets, every rank (two-shot's owners are every rank).
 template <class C>
 PURLIN_HD bool inPeers(const Params &P, int peers, int64_t r, int64_t x) {
+  if constexpr (isGeneral<C>())
+    if (peers == kPeersGroup)
+      return (groupPeers<C>(P, peers, (int)r, kMaxRanks) >> x) & 1;
   switch (peers) {
+  case kPeersSelf:
+    return x == r;
   case kPeersSrcs:
     return flows<C>(P, x, r);
   case kPeersDsts:
@@ -113,17 +142,49 @@ PURLIN_HD bool inPeers(const Params &P, int peers, int64_t r, int64_t x) {
 
 /// Whether rank r contributes any name of clause C.
 template <class C> PURLIN_HD bool contributes(const Params &P, int64_t r) {
+  if constexpr (isGeneral<C>())
+    return groupPeers<C>(P, kPeersDsts, (int)r, kMaxRanks) != 0;
   return C::kFromRole != kFixed || C::fromFixed(P) == r;
 }
 
-/// Elements of one staging slot of clause C: the largest box of any pair.
-template <class C> inline int64_t slotElems(const Params &P, int R) {
+/// Elements of the staging slot of C that contributor p fills for
+/// destination q (a general clause): the boxes of the groups that flow
+/// p -> q, in group order, each rounded up to `unit` elements; with
+/// `upto` >= 0, only those of the groups before group index `upto` (where
+/// that group's part starts).
+template <class C>
+PURLIN_HD_CALL int64_t slotPart(const Params &P, int p, int q, int64_t unit, int64_t upto = -1) {
+  Groups g;
+  groups<C>(P, p, q, g);
+  int64_t c[kMaxDims], n = 0;
+  for (int64_t i = 0; i < g.count; ++i) {
+    groupAt(g, i, c);
+    if (upto >= 0 && groupIndex<C>(P, c) >= upto)
+      break;
+    if (((sideMask<C>(true, c, P, kMaxRanks) >> p) & 1) &&
+        ((sideMask<C>(false, c, P, kMaxRanks) >> q) & 1)) {
+      Box b;
+      groupBox<C>(P, c, b);
+      n += roundUnit(b.n, unit);
+    }
+  }
+  return n;
+}
+
+/// Elements of one staging slot of clause C: the largest box of any pair
+/// (a general clause: the largest part, vectors of `unit` elements).
+template <class C> inline int64_t slotElems(const Params &P, int R, int64_t unit = 1) {
   int64_t m = 0;
   for (int p = 0; p < R; ++p)
     for (int q = 0; q < R; ++q) {
-      Box b;
-      if (flows<C>(P, p, q) && makeBox<C>(P, p, q, b) && b.n > m)
-        m = b.n;
+      if constexpr (isGeneral<C>()) {
+        const int64_t n = slotPart<C>(P, p, q, unit);
+        m = n > m ? n : m;
+      } else {
+        Box b;
+        if (flows<C>(P, p, q) && makeBox<C>(P, p, q, b) && b.n > m)
+          m = b.n;
+      }
     }
   return m;
 }
@@ -154,7 +215,7 @@ inline int64_t layoutPartial(Shared *S, int64_t elems, int64_t off) {
 template <class C>
 inline int64_t layoutSlots(Shared *S, bool flagged, int64_t off) {
   const int k = C::kIndex;
-  S->slotElems[k] = slotElems<C>(S->P, S->R);
+  S->slotElems[k] = slotElems<C>(S->P, S->R, 16 / S->elemSize);
   S->slotBytes[k] = (S->slotElems[k] * S->elemSize + 15) / 16 * (flagged ? 32 : 16);
   S->stagingOff[k] = off;
   return off + (int64_t)S->R * S->slotBytes[k];

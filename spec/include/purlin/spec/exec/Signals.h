@@ -46,10 +46,18 @@ PURLIN_HD void notify(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
     return;
   const Shared &S = t.shared();
   t.barrier();
-  if (t.leader())
+  if (!t.leader())
+    return;
+  if constexpr (isGeneral<C>()) { // the peers in one pass over the groups
+    const RankMask m = groupPeers<C>(S.P, peers, t.rank(), S.R);
+    for (int q = 0; q < S.R; ++q)
+      if ((m >> q) & 1)
+        t.signal(signalWord(S, q, sig, t.rank(), t.lane(), chunk), t.epoch());
+  } else {
     for (int q = 0; q < S.R; ++q)
       if (inPeers<C>(S.P, peers, t.rank(), q))
         t.signal(signalWord(S, q, sig, t.rank(), t.lane(), chunk), t.epoch());
+  }
 }
 
 /// wait: until every peer in `peers` has notified (sig, lane l, chunk) in
@@ -71,9 +79,17 @@ PURLIN_HD void wait(Tgt &t, int sig, int peers, int chunk, int flags = 0) {
   const bool allLanes = (flags & kAllLanes) != 0;
   const int l0 = allLanes ? 0 : t.lane(), nl = allLanes ? S.L : 1;
   const int T = t.threads(), me = t.thread();
+  RankMask m = 0;
+  if constexpr (isGeneral<C>())
+    m = groupPeers<C>(S.P, peers, t.rank(), S.R);
   for (int w = me; w < S.R * nl && !timedOut; w += T) {
     const int p = w / nl, l = l0 + w % nl;
-    if (inPeers<C>(S.P, peers, t.rank(), p))
+    bool in;
+    if constexpr (isGeneral<C>())
+      in = (m >> p) & 1;
+    else
+      in = inPeers<C>(S.P, peers, t.rank(), p);
+    if (in)
       timedOut = !t.wait(signalWord(S, t.rank(), sig, p, l, chunk), t.epoch());
   }
   if (t.barrierOr(timedOut))

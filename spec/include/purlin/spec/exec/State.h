@@ -9,8 +9,13 @@
 
 #if defined(__CUDACC__)
 #define PURLIN_HD __host__ __device__ __forceinline__
+// A function called (not inlined) on the GPU: the general clauses' group
+// enumeration (exec/Groups.h), once per clause rather than once per
+// element type, step and call site.
+#define PURLIN_HD_CALL __host__ __device__ __noinline__
 #else
 #define PURLIN_HD inline
+#define PURLIN_HD_CALL inline
 #endif
 
 namespace purlin {
@@ -25,12 +30,16 @@ enum Role : int {
   kEvery = (int)RoleKind::Every,
   kCoord = (int)RoleKind::Coord,
   kFixed = (int)RoleKind::Fixed,
+  kMap = (int)RoleKind::Map, // an expression of the rank coordinates
+  kSet = (int)RoleKind::Set, // a set: a map and a bound variable
 };
 // Which peers a notify or a wait addresses, relative to this rank r.
 enum Peers : int {
   kPeersAll = (int)PeerSet::All,   // every rank
   kPeersSrcs = (int)PeerSet::Srcs, // ranks that contribute names that r receives
   kPeersDsts = (int)PeerSet::Dsts, // ranks that receive names that r contributes
+  kPeersGroup = (int)PeerSet::Group, // ranks that share a group of names with r
+  kPeersSelf = (int)PeerSet::Self, // r alone
 };
 enum Select : int {
   kSelMine = (int)Selection::Mine,

@@ -2,40 +2,11 @@
 // Part of the executor (purlin/spec/Exec.h explains the model).
 #pragma once
 
-#include "purlin/spec/exec/Signals.h"
+#include "purlin/spec/exec/GroupSteps.h"
 
 namespace purlin {
 namespace exec {
 
-
-
-namespace detail {
-template <class C> PURLIN_HD int clauseOp(const Shared &S) {
-  return C::kOp == kOpParam ? S.op : C::kOp;
-}
-// Source base of contributor p for a name read through the map (input or
-// its scratch copy).
-template <class C>
-PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
-  if (src == kSrcScratch)
-    return S.scratch[p] + S.scratchOff[C::kFromBuf];
-  return (const char *)S.buf[p][C::kFromBuf];
-}
-template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
-  return S.scratch[at] + S.stagingOff[C::kIndex] +
-         (int64_t)p * S.slotBytes[C::kIndex];
-}
-template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
-  return S.scratch[r] + S.partialOff[C::kIndex];
-}
-// A partial result lies at the names' source offsets: the box's
-// destination side becomes its source side.
-PURLIN_HD void toSourceOffsets(Move &m) {
-  m.box.dbase = m.box.sbase;
-  for (int j = 0; j < m.box.nfree; ++j)
-    m.box.dstr[j] = m.box.sstr[j];
-}
-} // namespace detail
 
 /// stage (push): this rank's contributions of each destination q into q's
 /// staging slot for this rank, piece (chunk, lane) of each box.
@@ -43,6 +14,8 @@ template <class C, class Tgt>
 PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
   if (t.aborted())
     return;
+  if constexpr (isGeneral<C>())
+    return groupPush<C>(t, chunk, flags);
   const Shared &S = t.shared();
   const int r = t.rank();
   laneMoves(t, S.R, [&](int q, Move &m) {
@@ -72,6 +45,8 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
 template <class C, class Tgt>
 PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
                                 int64_t pieces, int64_t piece, int op) {
+  if constexpr (isGeneral<C>())
+    return false;
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
   if (C::kFromRole != kEvery || R > kRegPtrs ||
@@ -166,6 +141,11 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   const int64_t pieces = (int64_t)S.K * S.L,
                 piece = (int64_t)chunk * S.L + t.lane();
   const int op = detail::clauseOp<C>(S);
+  if constexpr (isGeneral<C>()) {
+    if (src != kSrcOutput) // a general clause has no owners' outputs to pull
+      groupConsume<C>(t, sel, src, dst, pieces, piece, op, flags, lo, hi);
+    return;
+  }
   // Every contributor, from inputs, copies or staging, to outputs: what
   // inferred plans do, and what may take the register path.
   const bool plain = lo <= 0 && (hi >= kMaxRanks || hi >= R) && src <= kSrcStaging &&
