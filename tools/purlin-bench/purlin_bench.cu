@@ -5,6 +5,10 @@
 // time). Small sizes (< -G bytes) are timed under CUDA-graph replay.
 //
 //   purlin-bench -C all_reduce -g 8 -b 8 -e 256M -f 2 -d bf16 -o sum
+//   purlin-bench -C all_reduce_groups -g 8 -P G=4 -b 8K -e 64M -d bf16
+//
+// -P NAME=V fixes a group size or a root (default: a group of every rank,
+// root 0).
 //
 // --nccl (issue #5; NOT RUN YET, no multi-GPU machine so far): one rank per
 // GPU (-g R, default every visible GPU; R >= 2), and NCCL's collective over
@@ -21,6 +25,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 using namespace purlin;
 using namespace bench;
@@ -68,6 +73,7 @@ struct Options {
   double factor = 2;
   int iters = 20, warm = 5, check = 1, R = 8;
   bool nccl = false, gGiven = false;
+  std::map<std::string, int64_t> params; // -P NAME=V: group sizes, roots
 };
 
 /// -1 when the options are good, else the exit status.
@@ -106,6 +112,14 @@ int parseOptions(int argc, char **argv, Options &o) {
       o.name = v;
     else if (f == "-G")
       o.graphBelow = parseSize(v);
+    else if (f == "-P") {
+      const char *eq = std::strchr(v, '=');
+      if (!eq || eq == v || !eq[1]) {
+        std::fprintf(stderr, "-P takes NAME=VALUE (a group size or root)\n");
+        return 2;
+      }
+      o.params[std::string(v, eq - v)] = std::atoll(eq + 1);
+    }
     else {
       std::fprintf(stderr, "unknown flag %s\n", f.c_str());
       return 2;
@@ -215,9 +229,14 @@ int main(int argc, char **argv) {
       else if (p.kind == ParamKind::Count) {
         b.scalars[p.name] = C;
         sc.push_back(C);
-      } else if (p.kind == ParamKind::Root) {
-        b.scalars[p.name] = 0;
-        sc.push_back(0);
+      } else if (p.kind == ParamKind::Root || p.kind == ParamKind::Group) {
+        // -P's value; else root 0 and a group of every rank.
+        auto it = o.params.find(p.name);
+        const int64_t v = it != o.params.end()       ? it->second
+                          : p.kind == ParamKind::Root ? 0
+                                                      : R;
+        b.scalars[p.name] = v;
+        sc.push_back(v);
       }
     }
   };
