@@ -53,22 +53,25 @@ bool ProcessPeerMemory::registerBuffer(void *ptr, size_t bytes,
       b.base = base;
       b.size = size;
       b.offset = (uint64_t)(uintptr_t)ptr - base;
+      // VMM memory made with POSIX fd handles travels as an fd; anything
+      // else (cudaMalloc) as a cudaIpc handle of its base.
       CUmemGenericAllocationHandle h = 0;
+      std::string vmmErr;
       if (d->memRetainAllocationHandle(&h, (void *)(uintptr_t)base) ==
           CUDA_SUCCESS) {
-        b.kind = 1;
         r = d->memExportToShareableHandle(
             &fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-        if (r != CUDA_SUCCESS)
-          localErr = driverError(d, r, "cuMemExportToShareableHandle") +
-                     " (VMM memory made without POSIX fd handles)";
+        if (r == CUDA_SUCCESS)
+          b.kind = 1;
+        else
+          vmmErr = driverError(d, r, "cuMemExportToShareableHandle") + "; ";
         d->memRelease(h);
-      } else {
+      }
+      if (b.kind != 1) {
         b.kind = 2;
         cudaError_t ce = cudaIpcGetMemHandle(&b.handle, (void *)base);
         if (ce != cudaSuccess) {
-          localErr = std::string("cudaIpcGetMemHandle: ") +
-                     cudaGetErrorString(ce);
+          localErr = vmmErr + "cudaIpcGetMemHandle: " + cudaGetErrorString(ce);
           cudaGetLastError();
         }
       }
