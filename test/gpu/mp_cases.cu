@@ -137,11 +137,10 @@ int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R, int r
   int64_t inOff = 0, outOff = 0;
   if (inplace) {
     int64_t ib = data[rank][inBuf].size(), ob = data[rank][outBuf].size();
+    // Input and output at one address on every rank: a peer's buffer is
+    // found at this rank's offset (symmetric), so NCCL's rank-dependent
+    // in-place offsets (all_gather's input at block r) do not apply here.
     int64_t big = std::max(ib, ob);
-    if (ob > ib && (rank + 1) * ib <= ob)
-      inOff = rank * ib;
-    if (ib > ob && (rank + 1) * ob <= ib)
-      outOff = rank * ob;
     bufs[inBuf] = pools[0] + inOff;
     bufs[outBuf] = pools[0] + outOff;
     std::vector<uint8_t> region(big, kPoison);
