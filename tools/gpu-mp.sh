@@ -49,14 +49,17 @@ run)
   budget=${MP_BUDGET:-530}
   B=build-gpu-mp
   summary=()
+  note() {
+    summary+=("$1")
+    [ -n "${OUT:-}" ] && echo "$1" >>"$OUT/summary.txt"
+  }
   t0=$(date +%s)
   cmake -G Ninja -S . -B $B -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
     -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 &&
     ninja -C $B -j"$(nproc)" purlin-mp-test purlin-unit_bootstrap >"$LOG/build.log" 2>&1 ||
     { grep -E "error" "$LOG/build.log" | head -30; tail -20 "$LOG/configure.log"; echo "build FAILED"; exit 1; }
-  summary+=("build: ok in $(( $(date +%s) - t0 )) s")
-  [ -n "${OUT:-}" ] && echo "build: ok in $(( $(date +%s) - t0 )) s" >>"$OUT/summary.txt"
+  note "build: ok in $(( $(date +%s) - t0 )) s"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$LOG/gpu.txt"
   T=$B/test/gpu/purlin-mp-test
   # MPS: a daemon of our own, stopped however this script ends.
@@ -69,6 +72,7 @@ run)
       echo quit | nvidia-cuda-mps-control
       sleep 1
       cp "$CUDA_MPS_LOG_DIRECTORY"/*.log "$LOG/" 2>/dev/null
+      [ -n "${OUT:-}" ] && cat "$CUDA_MPS_LOG_DIRECTORY"/control.log >"$OUT/mps-control.log" 2>/dev/null
     fi
     rm -rf "$tmp"
   }
@@ -78,10 +82,6 @@ run)
   fi
   note "MPS: $mps"
   export PURLIN_CACHE_DIR=$tmp/cache
-  note() {
-    summary+=("$1")
-    [ -n "${OUT:-}" ] && echo "$1" >>"$OUT/summary.txt"
-  }
   run() { # name, timeout, command...
     local name=$1 lim=$2
     shift 2
@@ -119,7 +119,8 @@ run)
   grep -h "graph all_reduce" "$LOG"/graph-*.log 2>/dev/null | head -4
   grep -h "after launch\|Abort" "$LOG"/kill-*.log 2>/dev/null | head -6
   if [ "$mps" = on ]; then
-    echo "MPS clients left: $(echo get_client_list 0 2>/dev/null | nvidia-cuda-mps-control 2>&1 | head -3 | tr '\n' ' ')"
+    srv=$(echo get_server_list | nvidia-cuda-mps-control 2>&1 | head -1)
+    note "MPS server(s): ${srv:-none}; clients left: $(echo "get_client_list $srv" | nvidia-cuda-mps-control 2>&1 | tr '\n' ' ')"
   fi
   echo "== summary"
   printf '%s\n' "${summary[@]}"

@@ -158,6 +158,15 @@ int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R, int r
         return -1;
     }
   }
+  // A peer reads this rank's input once this rank's kernel runs, and a
+  // copy from pageable memory may still be landing when cudaMemcpy returns
+  // (the launch's stream does not wait for the legacy stream): the inputs
+  // must be in place first. Seen on the H200 (one all_gather of 4
+  // processes read a 16 KiB block of the previous input).
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    what = "cudaDeviceSynchronize";
+    return -1;
+  }
   void *streams[1] = {s};
   purlinArgs a = {(int)t, (int)op, scalars.data(), (int)scalars.size(),
                   nullptr, 0, bufs.data(), streams};
@@ -353,6 +362,7 @@ int caseGraph(const Options &o, const purlinUniqueId &id, int rank) {
     MP_CU(cudaMemcpy(base, hb.data(), C * 4, cudaMemcpyHostToDevice));
     MP_CU(cudaMemset(iter, 0, sizeof(int)));
     MP_CU(cudaMemset(bad, 0, 8));
+    MP_CU(cudaDeviceSynchronize()); // the copies landed (see checkedLaunch)
     cudaStream_t s;
     MP_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void *bufs[2] = {x, y};
