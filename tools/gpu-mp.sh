@@ -106,6 +106,7 @@ run)
   run graph-2 45 $T --ranks 2 --case graph
   run split-8 60 $T --ranks 8 --case split
   run callbacks-4 45 $T --ranks 4 --case callbacks
+  run mismatch-4 45 $T --ranks 4 --case mismatch
   PURLIN_MP_MEMORY=vmm run coll-vmm-4 200 $T --ranks 4 --case coll --quick
   PURLIN_MP_MEMORY=vmm run coll-vmm-8 200 $T --ranks 8 --case coll --quick
   run bench-8 60 $T --ranks 8 --case bench

@@ -25,6 +25,12 @@ public:
   virtual void release(const std::vector<void *> &ptrs) = 0;
   /// Waits for every process of the communicator (one process: nothing).
   virtual bool barrier(std::string &error) { (void)error; return true; }
+  /// Whether every process says `what` (one process: yes); `error` names a
+  /// rank that says something else, and what.
+  virtual bool agree(const std::string &what, std::string &error) {
+    (void)what, (void)error;
+    return true;
+  }
 };
 
 /// Ranks of one process: rankDevices[r] is rank r's GPU.
@@ -66,6 +72,7 @@ public:
                 std::string &error) override;
   void release(const std::vector<void *> &ptrs) override;
   bool barrier(std::string &error) override;
+  bool agree(const std::string &what, std::string &error) override;
   /// Maps every rank's buffer [ptr, ptr + bytes) of memory it allocated
   /// itself (cudaMalloc: cudaIpc; cuMemCreate with POSIX fd handles: VMM):
   /// out[r] is rank r's ptr as this process sees it. Peer mappings are

@@ -83,6 +83,20 @@ bool ProcessPeerMemory::barrier(std::string &error) {
   return s_.boot->barrier(error);
 }
 
+bool ProcessPeerMemory::agree(const std::string &what, std::string &error) {
+  std::vector<std::string> all;
+  if (!s_.boot->allGather(what, all, error))
+    return false;
+  for (int r = 0; r < (int)all.size(); ++r)
+    if (all[r] != what) {
+      error = "rank " + std::to_string(r) + " says '" + all[r] + "', rank " +
+              std::to_string(s_.boot->rank()) + " '" + what +
+              "' (collective calls out of order or with other arguments?)";
+      return false;
+    }
+  return true;
+}
+
 bool ProcessPeerMemory::mapHandle(uint64_t handle, size_t size, uint64_t &va,
                                   std::string &error) {
   std::string e;

@@ -503,6 +503,30 @@ int checkedAllReduce(purlinComm_t comm, const Coll &c, int rank, int R,
   return wrong ? 1 : 0;
 }
 
+/// Rank 1 creates the all_reduce with another maximum count: every rank's
+/// purlinCollCreate fails, naming what rank 1 said; the communicator stays
+/// usable (an all_reduce created alike afterwards is checked). A launch
+/// with another count than the peers' is not detected (no per-launch
+/// fingerprint yet).
+int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
+  const int R = o.R;
+  auto cs = loadColls(o);
+  const Coll *c = findColl(cs, "all_reduce");
+  purlinComm_t comm;
+  MP_OK(initComm(&comm, id, R, rank));
+  purlinColl_t h = nullptr;
+  purlinStatus st = purlinCollCreate(&h, comm, c->info,
+                                     rank == 1 ? "C=4097" : "C=4096");
+  std::string msg = purlinGetLastError();
+  std::printf("rank %d: purlinCollCreate: %s: %s\n", rank,
+              purlinStatusString(st), msg.c_str());
+  int bad = st != PURLIN_ERR_INVALID_ARGUMENT ||
+            msg.find(rank == 1 ? "4096" : "4097") == std::string::npos;
+  bad += checkedAllReduce(comm, *c, rank, R, 4096);
+  MP_OK(purlinCommDestroy(comm));
+  return bad ? 1 : 0;
+}
+
 // ---- The callbacks' hub ----------------------------------------------------
 std::vector<int> gChild, gHubEnd;
 pid_t gHub = -1;
@@ -609,7 +633,7 @@ CaseFn caseFunction(const std::string &name) {
       {"coll", caseColl},   {"graph", caseGraph},
       {"kill", caseKill},   {"absent", caseAbsent},
       {"split", caseSplit}, {"callbacks", caseCallbacks},
-      {"bench", caseBench}};
+      {"bench", caseBench}, {"mismatch", caseMismatch}};
   auto it = all.find(name);
   return it == all.end() ? nullptr : it->second;
 }

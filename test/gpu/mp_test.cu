@@ -24,6 +24,8 @@
 //                (here: pipes to the parent), then an all_reduce
 //       split    purlinCommSplit into two groups (colors r % 2) running
 //                all_reduce and all_gather at once, checked
+//       mismatch one rank creates the all_reduce with another maximum:
+//                every rank's purlinCollCreate fails, naming it
 //       bench    setup costs, per-launch host time, 8 KiB all_reduce
 // PURLIN_MP_MEMORY=vmm|ipc picks how memory is shared (default: VMM when
 // the GPU has it).
