@@ -77,9 +77,8 @@ struct BootstrapCallbacks {
   int (*barrier)(void *ctx);
   void *ctx;
 };
-std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb,
-                                         int rank, int nranks,
-                                         std::string &error);
+std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb, int rank,
+                                         int nranks, std::string &error);
 
 /// PURLIN_BOOTSTRAP_TIMEOUT_MS, default 60000 (also when not a positive
 /// number).

@@ -30,7 +30,8 @@ public:
     uint64_t most = *std::max_element(sizes.begin(), sizes.end());
     if (sizes[rank_] != n)
       return fail("bootstrap: the application's allgather put another "
-                  "rank's block in this rank's place" + ex,
+                  "rank's block in this rank's place" +
+                      ex,
                   error);
     out.assign(R, std::string());
     if (most == 0)
@@ -69,9 +70,8 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb,
-                                         int rank, int nranks,
-                                         std::string &error) {
+std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb, int rank,
+                                         int nranks, std::string &error) {
   if (!cb.allgather) {
     error = "bootstrap: the allgather callback is null";
     return nullptr;

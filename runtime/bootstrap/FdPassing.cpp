@@ -49,8 +49,7 @@ bool FdChannel::open(int rank, uint64_t salt, std::string &error) {
   close();
   rank_ = rank;
   name_ = "purlin-fd-" + std::to_string((long)getpid()) + "-" +
-          std::to_string((unsigned long long)salt) + "-" +
-          std::to_string(rank);
+          std::to_string((unsigned long long)salt) + "-" + std::to_string(rank);
   listen_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_ < 0) {
     error = errnoText("fd channel: socket");

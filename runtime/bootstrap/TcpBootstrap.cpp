@@ -74,8 +74,8 @@ struct FrameHeader {
 
 using Clock = std::chrono::steady_clock;
 int64_t msLeft(Clock::time_point deadline) {
-  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - Clock::now());
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 Clock::now());
   return d.count() > 0 ? (int64_t)d.count() : 0;
 }
 
@@ -254,9 +254,9 @@ bool TcpBootstrap::rootAccept(int listenFd, uint64_t nonce,
         peers_[h.rank] >= 0) {
       std::string why =
           h.nranks != nranks_
-              ? "bootstrap: rank " + std::to_string(h.rank) + " says the job has " +
-                    std::to_string(h.nranks) + " ranks, rank 0 " +
-                    std::to_string(nranks_)
+              ? "bootstrap: rank " + std::to_string(h.rank) +
+                    " says the job has " + std::to_string(h.nranks) +
+                    " ranks, rank 0 " + std::to_string(nranks_)
               : "bootstrap: rank " + std::to_string(h.rank) +
                     (h.rank > 0 && h.rank < nranks_ ? " arrived twice"
                                                     : " is out of range");
@@ -367,8 +367,9 @@ bool TcpBootstrap::allGather(const std::string &mine,
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr == 0)
-      return fail("bootstrap: " + rankList(pending) + " did not answer within " +
-                      std::to_string(timeoutMs_) + " ms" + ex,
+      return fail("bootstrap: " + rankList(pending) +
+                      " did not answer within " + std::to_string(timeoutMs_) +
+                      " ms" + ex,
                   error);
     if (pr < 0)
       return fail(errnoText("bootstrap: poll"), error);
@@ -382,9 +383,9 @@ bool TcpBootstrap::allGather(const std::string &mine,
       uint32_t type = 0;
       int r = readFrame(peers_[q], type, out[q], deadline);
       if (r != 1 || type != 'D')
-        return fail(r == 0 ? "bootstrap: rank " + std::to_string(q) +
-                                 " closed its connection" + ex +
-                                 " (process gone?)"
+        return fail(r == 0
+                        ? "bootstrap: rank " + std::to_string(q) +
+                              " closed its connection" + ex + " (process gone?)"
                     : r == -1 ? "bootstrap: rank " + std::to_string(q) +
                                     " did not finish within " +
                                     std::to_string(timeoutMs_) + " ms" + ex

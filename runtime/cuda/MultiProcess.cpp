@@ -59,7 +59,8 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                       "buffers every peer has mapped");
     if ((int64_t)(hit->base + hit->bytes - p) < c->lastElems[i] * elemSize)
       return fail(PURLIN_ERR_INVALID_ARGUMENT,
-                  "buffer '" + d.buffers[i].name + "' runs past the end of its " +
+                  "buffer '" + d.buffers[i].name +
+                      "' runs past the end of its " +
                       (hit->registered ? "registered buffer"
                                        : "purlinMemAlloc allocation"));
     for (int r = 0; r < R; ++r)
@@ -86,9 +87,8 @@ uint64_t hostHash() {
 
 /// The communicator over `boot`: checks, the device, the agreement, the
 /// fd channel and the peer memory.
-purlinStatus initProcessComm(purlinComm_t *out,
-                             std::shared_ptr<Bootstrap> boot, int device,
-                             const char *who) {
+purlinStatus initProcessComm(purlinComm_t *out, std::shared_ptr<Bootstrap> boot,
+                             int device, const char *who) {
   const int nranks = boot->size(), rank = boot->rank();
   const std::string w = std::string(who) + ": ";
   int ndev = 0;
@@ -103,10 +103,10 @@ purlinStatus initProcessComm(purlinComm_t *out,
     device = rank % ndev;
   if (device >= ndev) {
     boot->abort();
-    return fail(PURLIN_ERR_NO_DEVICE,
-                w + "rank " + std::to_string(rank) + " on GPU " +
-                    std::to_string(device) + ", but there are " +
-                    std::to_string(ndev));
+    return fail(PURLIN_ERR_NO_DEVICE, w + "rank " + std::to_string(rank) +
+                                          " on GPU " + std::to_string(device) +
+                                          ", but there are " +
+                                          std::to_string(ndev));
   }
   DeviceGuard guard;
   e = cudaSetDevice(device);
@@ -158,8 +158,8 @@ purlinStatus initProcessComm(purlinComm_t *out,
     Hello p;
     if (all[r].size() != sizeof p) {
       boot->abort();
-      return fail(PURLIN_ERR_BOOTSTRAP, w + "rank " + std::to_string(r) +
-                                            " sent a malformed hello");
+      return fail(PURLIN_ERR_BOOTSTRAP,
+                  w + "rank " + std::to_string(r) + " sent a malformed hello");
     }
     std::memcpy(&p, all[r].data(), sizeof p);
     if (p.nranks != nranks) {
@@ -244,8 +244,7 @@ purlinStatus purlinCommInitRankCallbacks(purlinComm_t *out, int nranks,
     return fail(PURLIN_ERR_INVALID_ARGUMENT,
                 "purlinCommInitRankCallbacks: null argument");
   *out = nullptr;
-  if (purlinStatus st =
-          checkRanks(nranks, rank, "purlinCommInitRankCallbacks"))
+  if (purlinStatus st = checkRanks(nranks, rank, "purlinCommInitRankCallbacks"))
     return st;
   BootstrapCallbacks b{cb->allgather, cb->barrier, cb->ctx};
   std::string err;
@@ -292,9 +291,9 @@ purlinStatus purlinCommSplit(purlinComm_t c, int color, int key,
   bool made = true;
   if (newRank == 0)
     made = makeUniqueId(id.internal, err);
-  std::string blob = newRank == 0 && made ? std::string(id.internal,
-                                                        sizeof id.internal)
-                                          : std::string();
+  std::string blob = newRank == 0 && made
+                         ? std::string(id.internal, sizeof id.internal)
+                         : std::string();
   if (!c->boot->allGather(blob, all, err))
     return fail(PURLIN_ERR_BOOTSTRAP, "purlinCommSplit: " + err);
   if (!made)
@@ -303,9 +302,9 @@ purlinStatus purlinCommSplit(purlinComm_t c, int color, int key,
     return ok(); // PURLIN_SPLIT_NOCOLOR
   const std::string &leader = all[group[0].second];
   if (leader.size() != sizeof id.internal)
-    return fail(PURLIN_ERR_BOOTSTRAP,
-                "purlinCommSplit: rank " + std::to_string(group[0].second) +
-                    " could not make its group's id");
+    return fail(PURLIN_ERR_BOOTSTRAP, "purlinCommSplit: rank " +
+                                          std::to_string(group[0].second) +
+                                          " could not make its group's id");
   std::memcpy(id.internal, leader.data(), sizeof id.internal);
   std::shared_ptr<Bootstrap> boot = connectTcp(
       id.internal, newRank, (int)group.size(), bootstrapTimeoutMs(), err);

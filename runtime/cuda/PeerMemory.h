@@ -3,8 +3,9 @@
 // cudaMalloc on the rank's GPU plus peer access; with one process per GPU
 // (ProcessPeerMemory, issue #14) each process allocates its rank's memory,
 // shares it (a VMM file descriptor or a cudaIpc handle, through the
-// bootstrap: runtime/bootstrap) and maps the peers' allocations. Nothing else in the runtime knows the
-// difference, except that only a process's own ranks are initialized by it.
+// bootstrap: runtime/bootstrap) and maps the peers' allocations. Nothing else
+// in the runtime knows the difference, except that only a process's own ranks
+// are initialized by it.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,10 @@ public:
                         std::string &error) = 0;
   virtual void release(const std::vector<void *> &ptrs) = 0;
   /// Waits for every process of the communicator (one process: nothing).
-  virtual bool barrier(std::string &error) { (void)error; return true; }
+  virtual bool barrier(std::string &error) {
+    (void)error;
+    return true;
+  }
   /// Whether every process says `what` (one process: yes); `error` names a
   /// rank that says something else, and what.
   virtual bool agree(const std::string &what, std::string &error) {
@@ -87,13 +91,13 @@ public:
 
 private:
   struct Mapping {
-    uint64_t va = 0;   // this process's address of the mapping
-    size_t size = 0;   // mapped bytes
+    uint64_t va = 0;     // this process's address of the mapping
+    size_t size = 0;     // mapped bytes
     uint64_t handle = 0; // VMM: the allocation handle
-    bool ipc = false;  // cudaIpcOpenMemHandle's (else VMM)
-    bool own = false;  // this rank's allocation (else a peer's)
+    bool ipc = false;    // cudaIpcOpenMemHandle's (else VMM)
+    bool own = false;    // this rank's allocation (else a peer's)
     int refs = 1;
-    int peer = -1;     // a peer's: its rank and allocation base there
+    int peer = -1; // a peer's: its rank and allocation base there
     uint64_t peerBase = 0;
   };
   bool allocVmm(int64_t bytes, std::vector<void *> &out, std::string &error);

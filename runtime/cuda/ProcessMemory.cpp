@@ -23,9 +23,9 @@ namespace {
 /// What each process contributes to an allocation's or a registration's
 /// first exchange.
 struct Blob {
-  uint32_t ok;     // 1: done locally
-  uint32_t kind;   // 1: VMM fd, 2: cudaIpc handle
-  int32_t device;  // for messages
+  uint32_t ok;    // 1: done locally
+  uint32_t kind;  // 1: VMM fd, 2: cudaIpc handle
+  int32_t device; // for messages
   int32_t pad;
   int64_t bytes;   // every rank must ask for the same size
   uint64_t size;   // the allocation's size (VMM: rounded to its granularity)
@@ -252,8 +252,8 @@ bool ProcessPeerMemory::allocVmm(int64_t bytes, std::vector<void *> &out,
                           error)) {
     why = error;
   } else {
-    why = localErr.empty() ? firstFailure(all, bytes, me, "allocate")
-                           : localErr;
+    why =
+        localErr.empty() ? firstFailure(all, bytes, me, "allocate") : localErr;
   }
   const uint64_t tag = ++tag_;
   std::vector<int> fds;
@@ -337,8 +337,8 @@ bool ProcessPeerMemory::allocIpc(int64_t bytes, std::vector<void *> &out,
   if (!s_.boot->allGather(std::string((const char *)&b, sizeof b), all, error))
     why = error;
   else
-    why = localErr.empty() ? firstFailure(all, bytes, me, "allocate")
-                           : localErr;
+    why =
+        localErr.empty() ? firstFailure(all, bytes, me, "allocate") : localErr;
   for (int r = 0; r < R && why.empty(); ++r) {
     if (r == me)
       continue;

@@ -137,8 +137,8 @@ bool ProcessPeerMemory::registerBuffer(void *ptr, size_t bytes,
       } else {
         m.ipc = true;
         void *va = nullptr;
-        cudaError_t ce = cudaIpcOpenMemHandle(&va, p.handle,
-                                              cudaIpcMemLazyEnablePeerAccess);
+        cudaError_t ce =
+            cudaIpcOpenMemHandle(&va, p.handle, cudaIpcMemLazyEnablePeerAccess);
         if (ce != cudaSuccess) {
           why = "rank " + std::to_string(me) + " cannot map rank " +
                 std::to_string(r) + "'s buffer: " + cudaGetErrorString(ce);

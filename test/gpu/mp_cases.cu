@@ -110,8 +110,8 @@ purlinStatus initComm(purlinComm_t *comm, const purlinUniqueId &id, int R,
 /// One checked launch of `c` on this rank's buffers carved from pools[] (in
 /// place: input and output in pools[0]). 0: passed or refused in place
 /// (NO_PLAN, as every rank is); 1: wrong data; -1: an API failure.
-int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R, int rank,
-                  int64_t count, DType t, RedOp op, bool inplace,
+int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R,
+                  int rank, int64_t count, DType t, RedOp op, bool inplace,
                   const std::vector<char *> &pools, cudaStream_t s,
                   std::string &what) {
   const Collective &d = c.desc;
@@ -168,8 +168,8 @@ int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R, int r
     return -1;
   }
   void *streams[1] = {s};
-  purlinArgs a = {(int)t, (int)op, scalars.data(), (int)scalars.size(),
-                  nullptr, 0, bufs.data(), streams};
+  purlinArgs a = {(int)t,  (int)op, scalars.data(), (int)scalars.size(),
+                  nullptr, 0,       bufs.data(),    streams};
   purlinStatus st = purlinLaunch(h, &a);
   if (inplace && st == PURLIN_ERR_NO_PLAN)
     return 0;
@@ -275,8 +275,8 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
           }
     if (o.large && c.name == "all_reduce") {
       std::string what;
-      int r = checkedLaunch(comm, h, c, R, rank, 1 << 24, DType::F32, RedOp::Sum,
-                            false, sym, s, what);
+      int r = checkedLaunch(comm, h, c, R, rank, 1 << 24, DType::F32,
+                            RedOp::Sum, false, sym, s, what);
       r == 0 ? ++passed : ++failed;
       if (r)
         std::printf("rank %d: FAIL all_reduce f32 64 MiB: %s\n", rank,
@@ -288,8 +288,8 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
       int64_t one = 1;
       void *bufs[2] = {raw, raw + 1024};
       void *streams[1] = {s};
-      purlinArgs a = {PURLIN_F32, PURLIN_SUM, &one, 1, nullptr, 0, bufs,
-                      streams};
+      purlinArgs a = {PURLIN_F32, PURLIN_SUM, &one, 1,
+                      nullptr,    0,          bufs, streams};
       purlinStatus st = purlinLaunch(h, &a);
       if (st == PURLIN_ERR_NOT_REGISTERED)
         ++passed;
@@ -430,8 +430,8 @@ int caseKill(const Options &o, const purlinUniqueId &id, int rank) {
     if (rank == R - 1 && k == 20)
       raise(SIGKILL);
     purlinStatus st = purlinLaunch(h, &a);
-    cudaError_t e = st == PURLIN_SUCCESS ? cudaStreamSynchronize(s)
-                                         : cudaSuccess;
+    cudaError_t e =
+        st == PURLIN_SUCCESS ? cudaStreamSynchronize(s) : cudaSuccess;
     if (st == PURLIN_SUCCESS && e == cudaSuccess)
       st = purlinCommCheck(comm);
     if (st == PURLIN_SUCCESS && e == cudaSuccess) {
@@ -464,8 +464,8 @@ int caseAbsent(const Options &o, const purlinUniqueId &id, int rank) {
   double secs = since(t0);
   std::string msg = purlinGetLastError();
   std::string want = "rank " + std::to_string(o.R - 1);
-  std::printf("rank %d: %s in %.2f s: %s\n", rank, purlinStatusString(st),
-              secs, msg.c_str());
+  std::printf("rank %d: %s in %.2f s: %s\n", rank, purlinStatusString(st), secs,
+              msg.c_str());
   return st == PURLIN_ERR_BOOTSTRAP && msg.find(want) != std::string::npos &&
                  secs < 10
              ? 0
@@ -515,8 +515,8 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   purlinComm_t comm;
   MP_OK(initComm(&comm, id, R, rank));
   purlinColl_t h = nullptr;
-  purlinStatus st = purlinCollCreate(&h, comm, c->info,
-                                     rank == 1 ? "C=4097" : "C=4096");
+  purlinStatus st =
+      purlinCollCreate(&h, comm, c->info, rank == 1 ? "C=4097" : "C=4096");
   std::string msg = purlinGetLastError();
   std::printf("rank %d: purlinCollCreate: %s: %s\n", rank,
               purlinStatusString(st), msg.c_str());

@@ -97,7 +97,8 @@ int argChecks() {
   check(st == PURLIN_SUCCESS || st == PURLIN_ERR_NO_DEVICE, "R=1");
   if (st == PURLIN_SUCCESS) {
     check(purlinCommRank(c) == 0 && purlinCommIsMultiProcess(c), "queries");
-    check(purlinMemAlloc(c, 1 << 20, &p) == PURLIN_SUCCESS && p, "MemAlloc R=1");
+    check(purlinMemAlloc(c, 1 << 20, &p) == PURLIN_SUCCESS && p,
+          "MemAlloc R=1");
     check(purlinCommRegister(c, p, 16) == PURLIN_ERR_INVALID_ARGUMENT,
           "register purlinMemAlloc memory");
     void *q = nullptr;
@@ -256,13 +257,13 @@ int main(int argc, char **argv) {
     std::printf("FAIL: the callbacks' hub\n");
     return 1;
   }
-  failed = runRanks(o.R, deadline, [&](int r) { return fn(o, id, r); },
-                    absent, dead);
+  failed = runRanks(
+      o.R, deadline, [&](int r) { return fn(o, id, r); }, absent, dead);
   if (o.cas == "callbacks")
     stopHub();
-  double secs = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - t0)
-                    .count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   int ran = o.R - (absent >= 0) - (dead >= 0);
   std::printf("%s R=%d mem=%s: %d passed, %d failed (processes, %.1f s)\n",
               o.cas.c_str(), o.R, mem ? mem : "auto", ran - failed, failed,

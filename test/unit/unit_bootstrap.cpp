@@ -27,7 +27,7 @@ using namespace purlin::rt;
 
 /// Rank r's blob of round k: size varies by rank and round, 0 included.
 static std::string blob(int k, int r) {
-  size_t n = k == 0 ? 0
+  size_t n = k == 0   ? 0
              : k == 1 ? (size_t)(1 << 20) + r
                       : (size_t)(k * 37 + r * 11) % 300;
   std::string s(n, '\0');
@@ -61,9 +61,9 @@ static std::vector<int> forkRanks(int R, const std::function<int(int)> &fn,
     st[r] = WIFEXITED(s) ? WEXITSTATUS(s) : 100;
   }
   if (seconds)
-    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             t0)
-                   .count();
+    *seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
   return st;
 }
 
@@ -209,7 +209,8 @@ static void testMismatchedSize() {
   auto st = forkRanks(2, [&](int r) {
     auto b = connectTcp(id, r, r == 0 ? 2 : 3, 2000, err);
     if (r == 0)
-      return !b && has(err, "rank 1 says the job has 3 ranks, rank 0 2") ? 0 : 1;
+      return !b && has(err, "rank 1 says the job has 3 ranks, rank 0 2") ? 0
+                                                                         : 1;
     std::vector<std::string> out;
     if (!b || b->allGather("x", out, err))
       return 2;
@@ -373,10 +374,10 @@ static void testFdPassing(int R) {
          int fds[2];
          for (int t = 0; t < 2; ++t) {
            fds[t] = memfd_create("purlin-test", MFD_CLOEXEC);
-           std::string text = "rank " + std::to_string(r) + ", tag " +
-                              std::to_string(t);
-           if (fds[t] < 0 || write(fds[t], text.data(), text.size()) !=
-                                 (ssize_t)text.size())
+           std::string text =
+               "rank " + std::to_string(r) + ", tag " + std::to_string(t);
+           if (fds[t] < 0 ||
+               write(fds[t], text.data(), text.size()) != (ssize_t)text.size())
              return 3;
          }
          // Tag 1 goes out before anyone receives tag 0.
@@ -394,8 +395,8 @@ static void testFdPassing(int R) {
              if (t == 1 && !ch.receive(q, 1, 5000, fd, err))
                return 6;
              char buf[64] = {0};
-             std::string want = "rank " + std::to_string(q) + ", tag " +
-                                std::to_string(t);
+             std::string want =
+                 "rank " + std::to_string(q) + ", tag " + std::to_string(t);
              if (pread(fd, buf, sizeof buf - 1, 0) != (ssize_t)want.size() ||
                  want != buf)
                return 7;
@@ -403,9 +404,9 @@ static void testFdPassing(int R) {
            }
          // Nobody sends tag 9: a timeout naming the rank.
          int fd = -1;
-         if (R > 1 && (ch.receive((r + 1) % R, 9, 100, fd, err) ||
-                       !has(err, ("from rank " + std::to_string((r + 1) % R))
-                                     .c_str())))
+         if (R > 1 &&
+             (ch.receive((r + 1) % R, 9, 100, fd, err) ||
+              !has(err, ("from rank " + std::to_string((r + 1) % R)).c_str())))
            return 8;
          return b->barrier(err) ? 0 : 9;
        }))
