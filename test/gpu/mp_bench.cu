@@ -13,7 +13,6 @@
 using namespace mptest;
 
 namespace {
-using Clock = std::chrono::steady_clock;
 double usSince(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
 }
@@ -50,7 +49,7 @@ int timeLaunches(purlinColl_t h, void *const *bufs, cudaStream_t s, int rank,
 }
 } // namespace
 
-int caseBench(const Options &o, const purlinUniqueId &id, int rank) {
+int mptest::caseBench(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
   const purlin_collective_info *info = allReduce(o);
   if (!info)
