@@ -80,6 +80,12 @@ struct BootstrapCallbacks {
 std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb, int rank,
                                          int nranks, std::string &error);
 
+/// ncclCommSplit's grouping: the ranks whose color is `colors[me]`, ordered
+/// by key (ties by rank); empty when that color is negative (no color).
+/// newRank: the position of `me` in it (-1 without a color).
+std::vector<int> splitGroup(const std::vector<int> &colors,
+                            const std::vector<int> &keys, int me, int &newRank);
+
 /// PURLIN_BOOTSTRAP_TIMEOUT_MS, default 60000 (also when not a positive
 /// number).
 int64_t bootstrapTimeoutMs();

@@ -1,6 +1,7 @@
 // The callback bootstrap (Bootstrap.h): the application's all-gather of
 // fixed-size blocks (MPI_Allgather's contract) carries blobs of any size in
-// two calls: the sizes, then every blob padded to the largest.
+// two calls: the sizes, then every blob padded to the largest. And the
+// grouping of purlinCommSplit, which any bootstrap's ranks compute alike.
 #include "Bootstrap.h"
 
 #include <algorithm>
@@ -69,6 +70,26 @@ private:
   int64_t round_ = 0;
 };
 } // namespace
+
+std::vector<int> splitGroup(const std::vector<int> &colors,
+                            const std::vector<int> &keys, int me,
+                            int &newRank) {
+  newRank = -1;
+  std::vector<int> group;
+  if (me < 0 || me >= (int)colors.size() || colors[me] < 0)
+    return group;
+  std::vector<std::pair<int, int>> order; // (key, rank)
+  for (int r = 0; r < (int)colors.size(); ++r)
+    if (colors[r] == colors[me])
+      order.push_back({keys[r], r});
+  std::sort(order.begin(), order.end());
+  for (auto &kr : order) {
+    if (kr.second == me)
+      newRank = (int)group.size();
+    group.push_back(kr.second);
+  }
+  return group;
+}
 
 std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb, int rank,
                                          int nranks, std::string &error) {

@@ -274,18 +274,15 @@ purlinStatus purlinCommSplit(purlinComm_t c, int color, int key,
   if (!c->boot->allGather(std::string((const char *)mine, sizeof mine), all,
                           err))
     return fail(PURLIN_ERR_BOOTSTRAP, "purlinCommSplit: " + err);
-  std::vector<std::pair<int, int>> group; // (key, rank)
+  std::vector<int> colors(c->R), keys(c->R);
   for (int r = 0; r < c->R; ++r) {
     int32_t ck[2];
     std::memcpy(ck, all[r].data(), sizeof ck);
-    if (ck[0] == color && color != PURLIN_SPLIT_NOCOLOR)
-      group.push_back({ck[1], r});
+    colors[r] = ck[0];
+    keys[r] = ck[1];
   }
-  std::sort(group.begin(), group.end());
   int newRank = -1;
-  for (size_t i = 0; i < group.size(); ++i)
-    if (group[i].second == c->rank)
-      newRank = (int)i;
+  const std::vector<int> group = splitGroup(colors, keys, c->rank, newRank);
   // The group's first rank makes its id; everyone learns its leader's.
   purlinUniqueId id{};
   bool made = true;
@@ -300,10 +297,10 @@ purlinStatus purlinCommSplit(purlinComm_t c, int color, int key,
     return fail(PURLIN_ERR_BOOTSTRAP, "purlinCommSplit: " + err);
   if (newRank < 0)
     return ok(); // PURLIN_SPLIT_NOCOLOR
-  const std::string &leader = all[group[0].second];
+  const std::string &leader = all[group[0]];
   if (leader.size() != sizeof id.internal)
     return fail(PURLIN_ERR_BOOTSTRAP, "purlinCommSplit: rank " +
-                                          std::to_string(group[0].second) +
+                                          std::to_string(group[0]) +
                                           " could not make its group's id");
   std::memcpy(id.internal, leader.data(), sizeof id.internal);
   std::shared_ptr<Bootstrap> boot = connectTcp(

@@ -5,7 +5,8 @@
 // passed over Unix-domain sockets (SCM_RIGHTS). Checks the contents, sizes
 // 0 .. 1 MiB, many rounds, a rank that never arrives (named, within the
 // timeout), a rank that dies, a missing rank 0, a mismatched rank count, bad
-// arguments, and fds read through on the receiving side.
+// arguments, fds read through on the receiving side, and purlinCommSplit's
+// grouping.
 #include "Bootstrap.h"
 #include "FdPassing.h"
 #include "check.h"
@@ -419,9 +420,36 @@ static void testFdPassing(int R) {
   CHECK(!ch.receive(3, 0, 50, fd, err));
 }
 
+/// purlinCommSplit's grouping (ncclCommSplit): by color, ordered by key,
+/// ties by rank; a negative color: no group.
+static void testSplitGroup() {
+  int nr = -2;
+  // 8 ranks, colors r % 2, keys -r: each group reversed.
+  std::vector<int> colors, keys;
+  for (int r = 0; r < 8; ++r) {
+    colors.push_back(r % 2);
+    keys.push_back(-r);
+  }
+  CHECK((splitGroup(colors, keys, 0, nr) == std::vector<int>{6, 4, 2, 0}));
+  CHECK_EQ(nr, 3);
+  CHECK((splitGroup(colors, keys, 5, nr) == std::vector<int>{7, 5, 3, 1}));
+  CHECK_EQ(nr, 1);
+  // Equal keys: by rank; no color: nothing.
+  colors = {3, 3, -1, 3, 0};
+  keys = {7, 7, 7, 1, 7};
+  CHECK((splitGroup(colors, keys, 1, nr) == std::vector<int>{3, 0, 1}));
+  CHECK_EQ(nr, 2);
+  CHECK(splitGroup(colors, keys, 2, nr).empty());
+  CHECK_EQ(nr, -1);
+  CHECK((splitGroup(colors, keys, 4, nr) == std::vector<int>{4}));
+  CHECK_EQ(nr, 0);
+  CHECK(splitGroup(colors, keys, 9, nr).empty());
+}
+
 int main() {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   testBadArguments();
+  testSplitGroup();
   for (int R : {1, 2, 5, 8})
     testTcp(R, 5);
   testTcp(32, 3);
