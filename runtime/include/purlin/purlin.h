@@ -153,7 +153,8 @@ purlinStatus purlinMemFree(purlinComm_t comm, void *ptr);
  * (cudaMalloc, or cuMemCreate with POSIX fd handles): every rank's buffer is
  * mapped by every peer, so launches may use it (and any part of it at the
  * same offset on every rank). Collective, same `bytes` everywhere. A buffer
- * a CUDA graph captures must be registered before the graph is launched.
+ * a CUDA graph captures must be registered before the launch is captured
+ * (the peers' addresses are resolved at the purlinLaunch call).
  * Deregister (collective too) before freeing the memory. */
 purlinStatus purlinCommRegister(purlinComm_t comm, void *ptr, size_t bytes);
 purlinStatus purlinCommDeregister(purlinComm_t comm, void *ptr);
