@@ -71,9 +71,12 @@ ProcessPeerMemory::~ProcessPeerMemory() {
   cudaSetDevice(s_.device);
   cudaDeviceSynchronize();
   cudaGetLastError();
+  std::vector<uint64_t> peers; // unmap() erases from maps_
   for (auto &m : maps_)
     if (!m.own)
-      unmap(m.va);
+      peers.push_back(m.va);
+  for (uint64_t va : peers)
+    unmap(va);
   while (!maps_.empty())
     unmap(maps_.back().va);
   cudaSetDevice(prev);
