@@ -66,7 +66,8 @@ step "bench: see $LOG/bench.log"
 # Several GPUs (issue 5). Runs only where `nvidia-smi -L` lists >= 2 GPUs;
 # NOT RUN YET (no multi-GPU machine so far). NVLink multicast stays off.
 # - the GPU tests with the ranks spread one per GPU, in one process;
-# - one process per GPU (purlinCommCreateRank, cudaIpc handles);
+# - one process per GPU (purlinCommInitRank: VMM fds or cudaIpc handles;
+#   tools/gpu-mp.sh runs every multi-process case on one GPU);
 # - purlin-bench --nccl: purlin and NCCL side by side, same process, same
 #   buffers, 8 collectives, 8 B .. 4 GiB (ratio p/nccl per size).
 # ---------------------------------------------------------------------------
@@ -78,7 +79,7 @@ if [ "$NG" -ge 2 ]; then
   t0=$(date +%s)
   $T --spread $targs 2>&1 | tee "$LOG/gpu-test-spread.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -60
   step "gpu tests --spread ($targs, one rank per GPU, $NG GPUs, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test-spread.log")"
-  build-gpu/test/gpu/purlin-mp-test "$NG" 2>&1 | tee "$LOG/mp-test.log" | grep -E "FAIL|passed|SKIPPED" | head -40
+  build-gpu/test/gpu/purlin-mp-test --ranks "$NG" --case coll --quick 2>&1 | tee "$LOG/mp-test.log" | grep -E "FAIL|passed|SKIPPED" | head -40
   step "one process per GPU ($NG processes): $(tail -1 "$LOG/mp-test.log")"
   EN=4G; [ "${PURLIN_GPU_QUICK:-0}" = 1 ] && EN=256M
   t0=$(date +%s)

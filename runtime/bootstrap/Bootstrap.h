@@ -1,64 +1,94 @@
-// Bootstrap of a communicator whose ranks are separate processes on one host
-// (issue #5): an all-gather of byte blobs among R processes, through a
-// shared directory. CUDA-free (unit-tested on the CPU:
-// test/unit/unit_bootstrap.cpp); the CUDA runtime exchanges cudaIpc handles
-// with it (runtime/cuda/PeerMemory.cpp, IpcPeerMemory).
-//
-// Protocol: round k of rank r writes DIR/k.r (to DIR/.k.r.tmp, then
-// rename, so a reader never sees half a file) and polls until DIR/k.0 ..
-// DIR/k.(R-1) all exist or the timeout passes. Ranks enter round k+1 only
-// after reading all of round k, so a rank that has seen every file of round
-// k deletes its own file of round k-1. close() ends with a last round and a
-// "left.r" file per rank; the rank that sees all R of them removes what is
-// left (and the directory, if a rank's init created it). One fresh
-// directory per job: every rank names the same one, and it must not hold
-// another job's files.
+// Bootstrap of a communicator whose ranks are separate processes (issue
+// #14): an all-gather of byte blobs among R processes, and a barrier. Two
+// kinds, as the ecosystem has them:
+//  - TCP (TcpBootstrap.cpp), like ncclGetUniqueId/ncclCommInitRank: one
+//    process makes a unique id (makeUniqueId: a listening socket, its
+//    address, port and a random nonce), the application hands it to every
+//    process, rank 0 (the process that made it) accepts the others and
+//    relays every exchange (a star). Every wait is bounded by the timeout;
+//    the error names the ranks that did not arrive or answer.
+//  - callbacks (CallbackBootstrap.cpp): the application's own all-gather
+//    (an MPI communicator, a torch.distributed store) and barrier.
+// CUDA-free: unit-tested on the CPU with forked processes
+// (test/unit/unit_bootstrap.cpp). The CUDA runtime exchanges its memory
+// handles with it (runtime/cuda/PeerMemory.cpp) and file descriptors
+// beside it (FdPassing.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace purlin {
 namespace rt {
 
+/// The size of a unique id (purlinUniqueId's bytes).
+constexpr size_t kUniqueIdBytes = 128;
+
 class Bootstrap {
 public:
-  /// `dir` must exist (or be creatable) and be shared by all R ranks.
-  /// timeoutMs: how long one exchange waits for the slowest peer.
-  Bootstrap(std::string dir, int rank, int nranks, int64_t timeoutMs);
-  ~Bootstrap();
-  /// Checks the arguments and creates `dir` when missing. False with error.
-  bool init(std::string &error);
+  virtual ~Bootstrap() = default;
   int rank() const { return rank_; }
   int size() const { return nranks_; }
   /// Every rank contributes `mine`; out[r] is rank r's blob. Collective:
   /// every rank calls it the same number of times, in the same order.
-  /// False with `error` on a timeout or an I/O error (the bootstrap is then
-  /// unusable).
-  bool allGather(const std::string &mine, std::vector<std::string> &out,
-                 std::string &error);
-  bool barrier(std::string &error);
-  /// A last exchange, then removes this rank's files. Idempotent; the
-  /// destructor calls it (ignoring errors).
-  bool close(std::string &error);
+  /// False with `error` on a timeout, a peer gone or an I/O error (the
+  /// bootstrap is then unusable: every later call fails at once).
+  virtual bool allGather(const std::string &mine, std::vector<std::string> &out,
+                         std::string &error) = 0;
+  virtual bool barrier(std::string &error);
+  /// Drops the connections without a last exchange, so that peers blocked
+  /// in an exchange get an error at once (purlinCommAbort). Idempotent.
+  virtual void abort() {}
+  bool broken() const { return broken_; }
 
-  /// Reads rank, size and directory from the environment where the
-  /// arguments leave them open (rank < 0, nranks < 0, dir null or empty):
-  /// PURLIN_RANK, PURLIN_NRANKS, PURLIN_BOOTSTRAP_DIR (falling back to
-  /// OMPI_COMM_WORLD_RANK/SIZE, then SLURM_PROCID/NTASKS, for the first
-  /// two). Timeout: PURLIN_BOOTSTRAP_TIMEOUT_MS, default 60 s.
-  static bool fromEnvironment(int &rank, int &nranks, std::string &dir,
-                              int64_t &timeoutMs, std::string &error);
-
-private:
-  std::string path(int64_t round, int rank, bool tmp = false) const;
-  std::string dir_;
+protected:
+  Bootstrap(int rank, int nranks) : rank_(rank), nranks_(nranks) {}
   int rank_, nranks_;
-  int64_t timeoutMs_;
-  int64_t round_ = 0;
-  bool broken_ = false, closed_ = false, createdDir_ = false;
+  bool broken_ = false;
 };
+
+/// Makes a unique id: a listening TCP socket of this process (kept until a
+/// connectTcp of rank 0 with this id takes it, or the process ends), its
+/// address (PURLIN_BOOTSTRAP_ADDR, an IPv4 address of this host, default
+/// 127.0.0.1) and port, and a random nonce. False with `error`.
+bool makeUniqueId(char id[kUniqueIdBytes], std::string &error);
+/// The id's nonce (0 for bytes that are no id), for names and messages.
+uint64_t uniqueIdNonce(const char id[kUniqueIdBytes]);
+
+/// Joins the job of `id` as `rank` of `nranks`; rank 0 must be the process
+/// that made the id. Rank 0 waits at most `timeoutMs` for all ranks to
+/// arrive and for each exchange's blobs, then tells every rank the outcome
+/// (the error names the missing ranks); a rank > 0 waits at most twice that
+/// for rank 0's answer (rank 0 may enter an exchange later), and learns at
+/// once when rank 0's process is gone. Null with `error`.
+std::unique_ptr<Bootstrap> connectTcp(const char id[kUniqueIdBytes], int rank,
+                                      int nranks, int64_t timeoutMs,
+                                      std::string &error);
+
+/// The application's collectives: allgather(send, recv, bytes, ctx) puts
+/// every rank's `bytes` bytes into recv[r * bytes ...] (as MPI_Allgather);
+/// barrier(ctx) may be null (an all-gather of one byte then). Each returns
+/// 0 on success; their timeouts are the application's.
+struct BootstrapCallbacks {
+  int (*allgather)(const void *send, void *recv, size_t bytes, void *ctx);
+  int (*barrier)(void *ctx);
+  void *ctx;
+};
+std::unique_ptr<Bootstrap> fromCallbacks(const BootstrapCallbacks &cb, int rank,
+                                         int nranks, std::string &error);
+
+/// ncclCommSplit's grouping: the ranks whose color is `colors[me]`, ordered
+/// by key (ties by rank); empty when that color is negative (no color).
+/// newRank: the position of `me` in it (-1 without a color).
+std::vector<int> splitGroup(const std::vector<int> &colors,
+                            const std::vector<int> &keys, int me, int &newRank);
+
+/// PURLIN_BOOTSTRAP_TIMEOUT_MS, default 60000 (also when not a positive
+/// number).
+int64_t bootstrapTimeoutMs();
 
 } // namespace rt
 } // namespace purlin

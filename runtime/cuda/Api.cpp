@@ -63,6 +63,10 @@ const char *purlinStatusString(purlinStatus s) {
     return "kernels not ready";
   case PURLIN_ERR_COMPILE:
     return "first-use compile failed";
+  case PURLIN_ERR_BOOTSTRAP:
+    return "bootstrap failed";
+  case PURLIN_ERR_NOT_REGISTERED:
+    return "buffer not registered";
   }
   return "unknown status";
 }

@@ -2,6 +2,7 @@
 // (its description, its datapath, its plans), with the maxima of its
 // parameters and the resources sized for them: peer-visible scratch shared
 // by the plans (or a plan's own) and signal memory per plan.
+#include "Bootstrap.h"
 #include "Internal.h"
 
 #include <algorithm>
@@ -253,11 +254,23 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   Binding maxB;
   if (purlinStatus st = maxima(*c, maxParams, maxB))
     return st;
+  // Every process creates the same collective with the same maxima (one
+  // process: nothing to agree on).
+  std::string mine = std::string("purlinCollCreate ") + info->name;
+  for (size_t s = 0; s < c->maxScalars.size(); ++s)
+    mine += " " + std::to_string(c->maxScalars[s]);
+  for (int64_t t : c->tableMax)
+    mine += " " + std::to_string(t);
+  if (!comm->mem->agree(mine, err))
+    return fail(comm->multiProcess && comm->boot && comm->boot->broken()
+                    ? PURLIN_ERR_BOOTSTRAP
+                    : PURLIN_ERR_INVALID_ARGUMENT,
+                "purlinCollCreate: " + err);
   if (purlinStatus st = allocateResources(*c, maxB))
     return st;
   // Every process has initialized its signals before anyone launches.
   if (!comm->mem->barrier(err))
-    return fail(PURLIN_ERR_TIMEOUT, "purlinCollCreate: " + err);
+    return fail(PURLIN_ERR_BOOTSTRAP, "purlinCollCreate: " + err);
   comm->datapath = c->datapath;
   *out = c.release();
   return ok();

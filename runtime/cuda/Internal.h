@@ -4,8 +4,12 @@
 //
 //   Api.cpp           status strings, the last error, the handles' queries
 //   Comm.cpp          communicators of one process, the error word
-//   MultiProcess.cpp  one process per GPU: purlinCommCreateRank, symmetric
-//                     memory (purlinMemAlloc) and its buffers at launch
+//   MultiProcess.cpp  one process per GPU: purlinCommInitRank(+Callbacks),
+//                     purlinCommSplit, purlinCommAbort, symmetric memory
+//                     (purlinMemAlloc) and its buffers at launch
+//   ProcessMemory.cpp its peer memory: VMM fds or cudaIpc handles
+//   Register.cpp      purlinCommRegister: the application's own buffers
+//   Driver.cpp        the driver entry points VMM needs
 //   Coll.cpp          collective instances: checks, maxima, resources
 //   Params.cpp        a launch's parameters: scalars, tables, buffer sizes
 //   Launch.cpp        purlinLaunch: validation, plan choice, the datapath
@@ -29,6 +33,7 @@
 namespace purlin {
 namespace rt {
 class Bootstrap;
+class FdChannel;
 
 /// Sets this thread's last error; returns `s`.
 purlinStatus fail(purlinStatus s, const std::string &msg);
@@ -61,15 +66,18 @@ struct purlinComm {
   // The datapath of its collectives (one per communicator: it reads the
   // error word).
   const purlin::rt::RuntimeTarget *datapath = nullptr;
-  // One process per GPU (purlinCommCreateRank): this process's rank, and
-  // the symmetric allocations of purlinMemAlloc (peer addresses per rank).
+  // One process per GPU (purlinCommInitRank): this process's rank, its
+  // bootstrap and fd channel, and the symmetric allocations of
+  // purlinMemAlloc and purlinCommRegister (peer addresses per rank).
   bool multiProcess = false;
   int rank = 0;
   std::shared_ptr<purlin::rt::Bootstrap> boot;
+  std::shared_ptr<purlin::rt::FdChannel> fds;
   struct SymAlloc {
     char *base;
     size_t bytes;
     std::vector<void *> peers; // per rank; peers[rank] == base
+    bool registered = false;   // purlinCommRegister's (else purlinMemAlloc's)
   };
   std::vector<SymAlloc> sym;
 };
@@ -139,8 +147,9 @@ purlinStatus bindLaunch(purlinColl *c, const purlinArgs *a);
 // rank's (`out`, [rank * nb + buffer]), through the symmetric allocations.
 purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                               int elemSize, std::vector<void *> &out);
-/// Leaves the bootstrap (the last process out empties its folder).
-bool closeBootstrap(purlinComm &c, std::string &error);
+/// Frees a multi-process communicator's memory and leaves its bootstrap
+/// (purlinCommDestroy; `abort`: without waiting for any peer).
+void closeProcessComm(purlinComm &c, bool abort);
 
 // Comm.cpp: the error word and wait timeout both communicator kinds share.
 purlinStatus initErrorWord(purlinComm &c);

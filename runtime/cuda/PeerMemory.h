@@ -1,10 +1,11 @@
 // Peer-visible memory of a communicator: one allocation per rank, whose
 // address every rank can use. In one process (LocalPeerMemory) that is
 // cudaMalloc on the rank's GPU plus peer access; with one process per GPU
-// (IpcPeerMemory, issue #5) each process allocates its rank's memory,
-// exports a cudaIpc handle through the bootstrap (runtime/bootstrap) and
-// maps the peers' allocations. Nothing else in the runtime knows the
-// difference, except that only a process's own ranks are initialized by it.
+// (ProcessPeerMemory, issue #14) each process allocates its rank's memory,
+// shares it (a VMM file descriptor or a cudaIpc handle, through the
+// bootstrap: runtime/bootstrap) and maps the peers' allocations. Nothing else
+// in the runtime knows the difference, except that only a process's own ranks
+// are initialized by it.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,16 @@ public:
                         std::string &error) = 0;
   virtual void release(const std::vector<void *> &ptrs) = 0;
   /// Waits for every process of the communicator (one process: nothing).
-  virtual bool barrier(std::string &error) { (void)error; return true; }
+  virtual bool barrier(std::string &error) {
+    (void)error;
+    return true;
+  }
+  /// Whether every process says `what` (one process: yes); `error` names a
+  /// rank that says something else, and what.
+  virtual bool agree(const std::string &what, std::string &error) {
+    (void)what, (void)error;
+    return true;
+  }
 };
 
 /// Ranks of one process: rankDevices[r] is rank r's GPU.
@@ -40,24 +50,67 @@ private:
   std::vector<int> dev_;
 };
 
-/// One rank per process (issue #5): this process is rank `rank` of
-/// `nranks`, on `device`. allocate() and release() are collective over the
-/// processes: every one calls them in the same order with the same size.
-/// Handles are cudaIpcGetMemHandle's (legacy IPC: cudaMalloc memory, peers
-/// on one host); NVLink multicast is never used.
+/// One rank per process (issue #14): this process is rank boot->rank(),
+/// on `device`. allocate(), release() (with cudaIpc), registerBuffer() and
+/// deregister() are collective over the processes: every one calls them in
+/// the same order with the same sizes. With `vmm`, memory is cuMemCreate's
+/// with POSIX file-descriptor handles, passed to the peers over `fds`
+/// (FdChannel, SCM_RIGHTS) and mapped with cuMemMap; without, cudaMalloc's
+/// shared by cudaIpc handles. NVLink multicast is never used.
+/// ProcessMemory.cpp.
 class Bootstrap;
-class IpcPeerMemory : public PeerMemory {
+class FdChannel;
+class ProcessPeerMemory : public PeerMemory {
 public:
-  IpcPeerMemory(std::shared_ptr<Bootstrap> boot, int device)
-      : boot_(std::move(boot)), device_(device) {}
+  struct Setup {
+    std::shared_ptr<Bootstrap> boot;
+    std::shared_ptr<FdChannel> fds;
+    std::vector<std::string> fdNames; // every rank's channel
+    int device = 0;
+    bool vmm = false;
+    int64_t timeoutMs = 60000;
+  };
+  explicit ProcessPeerMemory(Setup s);
+  ~ProcessPeerMemory() override;
   bool allocate(int64_t bytes, std::vector<void *> &out,
                 std::string &error) override;
   void release(const std::vector<void *> &ptrs) override;
   bool barrier(std::string &error) override;
+  bool agree(const std::string &what, std::string &error) override;
+  /// Maps every rank's buffer [ptr, ptr + bytes) of memory it allocated
+  /// itself (cudaMalloc: cudaIpc; cuMemCreate with POSIX fd handles: VMM):
+  /// out[r] is rank r's ptr as this process sees it. Peer mappings are
+  /// cached by the peer's allocation base (several buffers of one
+  /// allocation map it once).
+  bool registerBuffer(void *ptr, size_t bytes, std::vector<void *> &out,
+                      std::string &error);
+  void deregister(const std::vector<void *> &peers);
+  bool usesVmm() const { return s_.vmm; }
+  /// From now on release() waits for nobody (purlinCommAbort).
+  void setAborted() { aborted_ = true; }
 
 private:
-  std::shared_ptr<Bootstrap> boot_;
-  int device_;
+  struct Mapping {
+    uint64_t va = 0;     // this process's address of the mapping
+    size_t size = 0;     // mapped bytes
+    uint64_t handle = 0; // VMM: the allocation handle
+    bool ipc = false;    // cudaIpcOpenMemHandle's (else VMM)
+    bool own = false;    // this rank's allocation (else a peer's)
+    int refs = 1;
+    int peer = -1; // a peer's: its rank and allocation base there
+    uint64_t peerBase = 0;
+  };
+  bool allocVmm(int64_t bytes, std::vector<void *> &out, std::string &error);
+  bool allocIpc(int64_t bytes, std::vector<void *> &out, std::string &error);
+  bool mapHandle(uint64_t handle, size_t size, uint64_t &va,
+                 std::string &error);
+  bool mapVmmFd(int fd, size_t size, uint64_t &va, uint64_t &handle,
+                std::string &error);
+  void unmap(uint64_t va);
+  Setup s_;
+  bool aborted_ = false;
+  uint64_t tag_ = 0;
+  std::vector<Mapping> maps_;
 };
 
 } // namespace rt

@@ -1,27 +1,126 @@
-// One process per GPU (issue #5; NOT RUN YET: written without a GPU): forks
-// R processes, each rank r of purlinCommCreateRank on GPU r, symmetric
-// buffers from purlinMemAlloc, an i32 sum all-reduce (out of place, several
-// counts, eager and 100 back to back), checked against the sum computed on
-// the host. The parent never initializes CUDA (a forked child could not use
-// it); a child counts the GPUs first. Before that, a child checks
-// purlinCommCreateRank's arguments (runs on the CPU too, in ctest).
+// One process per GPU (issue #14), proved with several processes sharing
+// the GPUs there are (one H200: separate address spaces, mapped peer
+// memory, system-scope signals; only the timing means nothing). The parent
+// never initializes CUDA: it makes the unique id (purlinGetUniqueId), forks
+// the ranks, waits for them with a deadline (a hang is a failure) and
+// prints one line per case.
 //
-//   purlin-mp-test [R]      R: ranks (default: every visible GPU; >= 2)
+//   purlin-mp-test                 argument checks (no GPU needed), then
+//                                  `--ranks 2 --case coll --quick` on a GPU
+//   purlin-mp-test --ranks N --case CASE [--quick] [--large]
+// CASE: coll     every linked collective without tables, f32/bf16/i32,
+//                counts 0 .. 1M (--large: + 16M f32 all_reduce), out of
+//                place and in place, buffers from purlinMemAlloc and
+//                registered cudaMalloc buffers, each rank's outputs checked
+//                bit for bit against the reference evaluator; an
+//                unregistered buffer refused
+//       graph    all_reduce captured in a CUDA graph, replayed 1000 times,
+//                checked on the device after every replay
+//       kill     the last rank SIGKILLs itself in a loop of launches: the
+//                others see an error within the device timeout, abort, exit
+//       absent   the last rank never starts: the others' init fails within
+//                the bootstrap timeout, naming it
+//       callbacks  the communicator over the application's all-gather
+//                (here: pipes to the parent), then an all_reduce
+//       split    purlinCommSplit into two groups (colors r % 2) running
+//                all_reduce and all_gather at once, checked
+//       mismatch one rank creates the all_reduce with another maximum:
+//                every rank's purlinCollCreate fails, naming it
+//       bench    setup costs, per-launch host time, 8 KiB all_reduce
+// PURLIN_MP_MEMORY=vmm|ipc picks how memory is shared (default: VMM when
+// the GPU has it).
 #include "GeneratedRegistry.h"
-#include "purlin/purlin.h"
+#include "MpCommon.h"
 
-#include <cuda_runtime.h>
-
-#include <cstdio>
-#include <cstdlib>
+#include <chrono>
+#include <csignal>
 #include <cstring>
-#include <string>
-#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int countGpus() {
+using namespace mptest;
+
+namespace {
+/// purlinCommInitRank's argument checks, in a child (CUDA stays out of the
+/// parent); no GPU needed: they fail before any peer is awaited.
+int argChecks() {
+  int passed = 0, failed = 0;
+  auto check = [&](bool ok, const char *what) {
+    ok ? ++passed : ++failed;
+    if (!ok)
+      std::printf("args: FAIL %s (%s)\n", what, purlinGetLastError());
+  };
+  purlinUniqueId id, zero;
+  std::memset(&zero, 0, sizeof zero);
+  check(purlinGetUniqueId(nullptr) == PURLIN_ERR_INVALID_ARGUMENT, "null id");
+  check(purlinGetUniqueId(&id) == PURLIN_SUCCESS, "an id");
+  purlinComm_t c = nullptr;
+  check(purlinCommInitRank(nullptr, 2, id, 0, 0) == PURLIN_ERR_INVALID_ARGUMENT,
+        "null comm");
+  check(purlinCommInitRank(&c, 0, id, 0, 0) == PURLIN_ERR_BAD_RANK_COUNT,
+        "0 ranks");
+  check(purlinCommInitRank(&c, 33, id, 0, 0) == PURLIN_ERR_BAD_RANK_COUNT,
+        "33 ranks");
+  check(purlinCommInitRank(&c, 2, id, 2, 0) == PURLIN_ERR_INVALID_ARGUMENT,
+        "rank 2 of 2");
+  check(purlinCommInitRank(&c, 2, zero, 1, 0) == PURLIN_ERR_INVALID_ARGUMENT &&
+            std::strstr(purlinGetLastError(), "not a unique id"),
+        "not an id");
+  check(c == nullptr, "no communicator after errors");
+  purlinBootstrapCallbacks none = {nullptr, nullptr, nullptr};
+  check(purlinCommInitRankCallbacks(&c, 2, 0, 0, nullptr) ==
+            PURLIN_ERR_INVALID_ARGUMENT,
+        "null callbacks");
+  check(purlinCommInitRankCallbacks(&c, 2, 0, 0, &none) ==
+                PURLIN_ERR_INVALID_ARGUMENT &&
+            std::strstr(purlinGetLastError(), "allgather"),
+        "null allgather");
+  check(purlinCommSplit(nullptr, 0, 0, &c) == PURLIN_ERR_INVALID_ARGUMENT,
+        "split null");
+  check(purlinCommAbort(nullptr) == PURLIN_ERR_INVALID_ARGUMENT, "abort null");
+  check(purlinCommRegister(nullptr, &id, 16) == PURLIN_ERR_INVALID_ARGUMENT,
+        "register null");
+  check(purlinCommRank(nullptr) == -1 && !purlinCommIsMultiProcess(nullptr),
+        "null queries");
+  void *p = nullptr;
+  check(purlinMemAlloc(nullptr, 16, &p) == PURLIN_ERR_INVALID_ARGUMENT,
+        "MemAlloc null");
+  check(std::strcmp(purlinStatusString(PURLIN_ERR_BOOTSTRAP),
+                    "bootstrap failed") == 0 &&
+            std::strcmp(purlinStatusString(PURLIN_ERR_NOT_REGISTERED),
+                        "buffer not registered") == 0,
+        "status strings");
+  // One rank alone: a communicator where a GPU answers, NO_DEVICE where
+  // none does; never a wait for peers.
+  purlinStatus st = purlinCommInitRank(&c, 1, id, 0, -1);
+  check(st == PURLIN_SUCCESS || st == PURLIN_ERR_NO_DEVICE, "R=1");
+  if (st == PURLIN_SUCCESS) {
+    check(purlinCommRank(c) == 0 && purlinCommIsMultiProcess(c), "queries");
+    check(purlinMemAlloc(c, 1 << 20, &p) == PURLIN_SUCCESS && p,
+          "MemAlloc R=1");
+    check(purlinCommRegister(c, p, 16) == PURLIN_ERR_INVALID_ARGUMENT,
+          "register purlinMemAlloc memory");
+    void *q = nullptr;
+    cudaMalloc(&q, 1 << 20);
+    check(purlinCommRegister(c, (char *)q + 256, 4096) == PURLIN_SUCCESS,
+          "register R=1");
+    check(purlinCommRegister(c, (char *)q + 512, 16) ==
+              PURLIN_ERR_INVALID_ARGUMENT,
+          "register an overlap");
+    check(purlinCommDeregister(c, (char *)q + 256) == PURLIN_SUCCESS,
+          "deregister R=1");
+    check(purlinCommDeregister(c, q) == PURLIN_ERR_INVALID_ARGUMENT,
+          "deregister unknown");
+    cudaFree(q);
+    check(purlinMemFree(c, p) == PURLIN_SUCCESS, "MemFree R=1");
+    check(purlinCommDestroy(c) == PURLIN_SUCCESS, "destroy R=1");
+  }
+  std::printf("args: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
+int countGpus() {
   pid_t p = fork();
   if (p == 0) {
     int n = 0;
@@ -34,137 +133,82 @@ static int countGpus() {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
 }
 
-#define OK(x)                                                                  \
-  do {                                                                         \
-    purlinStatus s_ = (x);                                                     \
-    if (s_ != PURLIN_SUCCESS) {                                                \
-      std::printf("rank %d: FAIL %s: %s\n", rank, #x, purlinGetLastError());   \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-#define CU(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("rank %d: FAIL %s: %s\n", rank, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static int rankMain(int rank, int R, const std::string &dir) {
-  int n = 0;
-  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
-  const purlin_collective_info *info = nullptr;
-  for (int i = 0; i < n; ++i)
-    if (std::strcmp(gc[i].name, "all_reduce") == 0)
-      info = gc[i].info();
-  if (!info) {
-    std::printf("rank %d: FAIL no all_reduce linked\n", rank);
-    return 1;
-  }
-  purlinComm_t comm;
-  OK(purlinCommCreateRank(&comm, R, rank, rank, dir.c_str()));
-  const int64_t maxC = 1 << 20;
-  purlinColl_t ar;
-  OK(purlinCollCreate(&ar, comm, info, "C=1048576"));
-  void *x, *y;
-  OK(purlinMemAlloc(comm, maxC * 4, &x));
-  OK(purlinMemAlloc(comm, maxC * 4, &y));
-  cudaStream_t s;
-  CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  int failures = 0;
-  for (int64_t C : {1ll, 7ll, 1037ll, 100003ll, 1ll << 20}) {
-    std::vector<int32_t> hx(C), want(C), got(C);
-    for (int64_t i = 0; i < C; ++i) {
-      hx[i] = (int32_t)(i * 2654435761u + rank * 40503u);
-      int64_t sum = 0;
-      for (int q = 0; q < R; ++q)
-        sum += (int32_t)(i * 2654435761u + q * 40503u);
-      want[i] = (int32_t)(uint32_t)sum;
+/// Forks R ranks running `fn` (skipping `absent`); waits at most
+/// `deadlineS`, then kills what is left (a hang). The number that failed.
+int runRanks(int R, double deadlineS, const std::function<int(int)> &fn,
+             int absent = -1, int allowedDead = -1) {
+  std::vector<pid_t> pids(R, -1);
+  for (int r = 0; r < R; ++r) {
+    if (r == absent)
+      continue;
+    pid_t p = fork();
+    if (p == 0) {
+      std::setvbuf(stdout, nullptr, _IOLBF, 0);
+      _exit(fn(r));
     }
-    CU(cudaMemcpy(x, hx.data(), C * 4, cudaMemcpyHostToDevice));
-    CU(cudaMemset(y, 0xA5, C * 4));
-    CU(cudaDeviceSynchronize());
-    void *bufs[2] = {x, y};
-    void *streams[1] = {s};
-    purlinArgs a = {PURLIN_I32, PURLIN_SUM, &C, 1, NULL, 0, bufs, streams};
-    int reps = C == 1037 ? 100 : 1; // back to back: epochs, signal reuse
-    for (int k = 0; k < reps; ++k)
-      OK(purlinLaunch(ar, &a));
-    CU(cudaStreamSynchronize(s));
-    OK(purlinCommCheck(comm));
-    CU(cudaMemcpy(got.data(), y, C * 4, cudaMemcpyDeviceToHost));
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < C; ++i)
-      wrong += got[i] != want[i];
-    std::printf("rank %d: all_reduce i32 sum C=%lld x%d (%s): %lld wrong\n",
-                rank, (long long)C, reps, purlinCollLastPlan(ar),
-                (long long)wrong);
-    failures += wrong != 0;
+    pids[r] = p;
   }
-  OK(purlinMemFree(comm, x));
-  OK(purlinMemFree(comm, y));
-  OK(purlinCollDestroy(ar));
-  OK(purlinCommDestroy(comm));
-  return failures ? 1 : 0;
-}
-
-/// purlinCommCreateRank's argument checks (no GPU needed: they fail before
-/// any peer is awaited). Run in a child, like everything that touches CUDA.
-static int argChecks() {
-  int passed = 0, failed = 0;
-  auto check = [&](bool ok, const char *what) {
-    ok ? ++passed : ++failed;
-    if (!ok)
-      std::printf("args: FAIL %s (%s)\n", what, purlinGetLastError());
-  };
-  unsetenv("PURLIN_RANK");
-  unsetenv("PURLIN_NRANKS");
-  unsetenv("PURLIN_BOOTSTRAP_DIR");
-  unsetenv("OMPI_COMM_WORLD_RANK");
-  unsetenv("SLURM_PROCID");
-  purlinComm_t c = nullptr;
-  check(purlinCommCreateRank(nullptr, 2, 0, 0, "/tmp") ==
-            PURLIN_ERR_INVALID_ARGUMENT, "null comm");
-  check(purlinCommCreateRank(&c, -1, -1, -1, nullptr) ==
-                PURLIN_ERR_INVALID_ARGUMENT &&
-            std::strstr(purlinGetLastError(), "PURLIN_RANK"),
-        "no rank anywhere");
-  check(purlinCommCreateRank(&c, 0, 0, 0, "/tmp") == PURLIN_ERR_BAD_RANK_COUNT,
-        "0 ranks");
-  check(purlinCommCreateRank(&c, 33, 0, 0, "/tmp") == PURLIN_ERR_BAD_RANK_COUNT,
-        "33 ranks");
-  check(purlinCommCreateRank(&c, 2, 2, 0, "/tmp") == PURLIN_ERR_INVALID_ARGUMENT,
-        "rank 2 of 2");
-  check(c == nullptr, "no communicator after errors");
-  check(purlinCommRank(nullptr) == -1 && !purlinCommIsMultiProcess(nullptr),
-        "null queries");
-  void *p = nullptr;
-  check(purlinMemAlloc(nullptr, 16, &p) == PURLIN_ERR_INVALID_ARGUMENT, "MemAlloc null");
-  // One rank alone: a communicator where a GPU answers, PURLIN_ERR_NO_DEVICE
-  // where none does; never a wait for peers.
-  char tmpl[] = "/tmp/purlin-mp1-XXXXXX";
-  if (mkdtemp(tmpl)) {
-    setenv("PURLIN_RANK", "0", 1);
-    setenv("PURLIN_NRANKS", "1", 1);
-    setenv("PURLIN_BOOTSTRAP_DIR", tmpl, 1);
-    purlinStatus st = purlinCommCreateRank(&c, -1, -1, -1, nullptr);
-    check(st == PURLIN_SUCCESS || st == PURLIN_ERR_NO_DEVICE, "R=1 from the environment");
-    if (st == PURLIN_SUCCESS) {
-      check(purlinCommRank(c) == 0 && purlinCommIsMultiProcess(c), "queries");
-      check(purlinMemAlloc(c, 1 << 20, &p) == PURLIN_SUCCESS && p, "MemAlloc R=1");
-      check(purlinMemFree(c, p) == PURLIN_SUCCESS, "MemFree R=1");
-      check(purlinCommDestroy(c) == PURLIN_SUCCESS, "destroy R=1");
+  auto t0 = std::chrono::steady_clock::now();
+  int failed = 0, left = R - (absent >= 0);
+  std::vector<bool> done(R, false);
+  while (left > 0) {
+    int st = 0;
+    pid_t p = waitpid(-1, &st, WNOHANG);
+    if (p > 0) {
+      for (int r = 0; r < R; ++r)
+        if (pids[r] == p) {
+          done[r] = true;
+          bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+          if (r == allowedDead)
+            ok = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+          if (!ok) {
+            ++failed;
+            std::printf("rank %d: FAIL (%s %d)\n", r,
+                        WIFEXITED(st) ? "exit" : "signal",
+                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+          }
+        }
+      --left;
+      continue;
     }
-    rmdir(tmpl);
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count() > deadlineS) {
+      for (int r = 0; r < R; ++r)
+        if (pids[r] > 0 && !done[r]) {
+          std::printf("rank %d: FAIL hung (killed after %.0f s)\n", r,
+                      deadlineS);
+          kill(pids[r], SIGKILL);
+          waitpid(pids[r], nullptr, 0);
+          ++failed;
+        }
+      break;
+    }
+    usleep(10000);
   }
-  std::printf("args: %d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return failed;
 }
+} // namespace
 
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--ranks" && i + 1 < argc)
+      o.R = std::atoi(argv[++i]);
+    else if (a == "--case" && i + 1 < argc)
+      o.cas = argv[++i];
+    else if (a == "--quick")
+      o.quick = true;
+    else if (a == "--large")
+      o.large = true;
+    else {
+      std::printf("usage: purlin-mp-test [--ranks N --case CASE] [--quick] "
+                  "[--large]\n");
+      return 2;
+    }
+  }
+  if (o.cas.empty()) {
     pid_t p = fork();
     if (p == 0)
       _exit(argChecks());
@@ -174,33 +218,55 @@ int main(int argc, char **argv) {
       std::printf("FAIL: argument checks\n");
       return 1;
     }
+    if (countGpus() < 1) {
+      std::printf("SKIPPED: no GPU for the multi-process cases\n");
+      return 0;
+    }
+    o.R = 2;
+    o.cas = "coll";
+    o.quick = true;
   }
-  int ngpu = countGpus();
-  int R = argc > 1 ? std::atoi(argv[1]) : ngpu;
-  if (ngpu < 2 || R < 2 || R > ngpu) {
-    std::printf("SKIPPED: one process per GPU needs >= 2 GPUs (R=%d, found %d)\n",
-                R, ngpu);
-    return 0;
+  if (o.R < 1 || o.R > 32) {
+    std::printf("FAIL: --ranks %d\n", o.R);
+    return 2;
   }
-  char tmpl[] = "/tmp/purlin-mp-XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    std::printf("FAIL: mkdtemp\n");
+  int n = 0;
+  const purlin::rt::GeneratedCollective *gc =
+      purlin::rt::generatedCollectives(&n);
+  for (int i = 0; i < n; ++i)
+    o.colls.push_back({gc[i].name, gc[i].info()});
+  purlinUniqueId id;
+  if (purlinGetUniqueId(&id) != PURLIN_SUCCESS) {
+    std::printf("FAIL: purlinGetUniqueId: %s\n", purlinGetLastError());
     return 1;
   }
-  std::vector<pid_t> pids;
-  for (int r = 0; r < R; ++r) {
-    pid_t p = fork();
-    if (p == 0)
-      _exit(rankMain(r, R, tmpl));
-    pids.push_back(p);
+  const char *mem = std::getenv("PURLIN_MP_MEMORY");
+  auto t0 = std::chrono::steady_clock::now();
+  int failed = 0, absent = -1, dead = -1;
+  double deadline = 300;
+  CaseFn fn = caseFunction(o.cas);
+  if (!fn) {
+    std::printf("FAIL: unknown case '%s'\n", o.cas.c_str());
+    return 2;
   }
-  int failed = 0;
-  for (pid_t p : pids) {
-    int st = 0;
-    waitpid(p, &st, 0);
-    failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  if (o.cas == "absent")
+    absent = o.R - 1;
+  if (o.cas == "kill")
+    dead = o.R - 1;
+  if (o.cas == "callbacks" && !startHub(o.R)) {
+    std::printf("FAIL: the callbacks' hub\n");
+    return 1;
   }
-  rmdir(tmpl);
-  std::printf("%d passed, %d failed (processes)\n", R - failed, failed);
+  failed = runRanks(
+      o.R, deadline, [&](int r) { return fn(o, id, r); }, absent, dead);
+  if (o.cas == "callbacks")
+    stopHub();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  int ran = o.R - (absent >= 0) - (dead >= 0);
+  std::printf("%s R=%d mem=%s: %d passed, %d failed (processes, %.1f s)\n",
+              o.cas.c_str(), o.R, mem ? mem : "auto", ran - failed, failed,
+              secs);
   return failed ? 1 : 0;
 }

@@ -47,8 +47,14 @@ typedef enum purlinStatus {
   PURLIN_ERR_NOT_READY = 15,       /* kernels not built ahead of time nor
                                       compiled yet, in a graph capture:
                                       purlinCollPrepare first */
-  PURLIN_ERR_COMPILE = 16          /* compiling kernels at first use failed
+  PURLIN_ERR_COMPILE = 16,         /* compiling kernels at first use failed
                                       (the message has NVRTC's log) */
+  PURLIN_ERR_BOOTSTRAP = 17,       /* the processes of a communicator could
+                                      not meet or exchange: a rank that never
+                                      arrived or is gone (named), a bad id */
+  PURLIN_ERR_NOT_REGISTERED = 18   /* a multi-process launch's buffer is
+                                      neither purlinMemAlloc memory nor
+                                      registered (purlinCommRegister) */
 } purlinStatus;
 
 /* Element types and ops: PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16,
@@ -80,39 +86,78 @@ const char *purlinStatusString(purlinStatus s);
 purlinStatus purlinCommCreate(purlinComm_t *comm, int nranks,
                               const int *rankDevices);
 purlinStatus purlinCommDestroy(purlinComm_t comm);
-/* One process per GPU (issue #5): this process is rank `rank` of `nranks`,
- * on GPU `device`; the processes share one host and meet through the
- * directory `bootstrapDir` (the same fresh directory for every process of
- * the job; it is created when missing and emptied by the last process out).
- * rank < 0, nranks < 0, bootstrapDir NULL: PURLIN_RANK, PURLIN_NRANKS,
- * PURLIN_BOOTSTRAP_DIR (or OMPI_COMM_WORLD_RANK/SIZE, SLURM_PROCID/NTASKS);
- * device < 0: rank % (visible GPUs). PURLIN_BOOTSTRAP_TIMEOUT_MS (default
- * 60000) bounds every exchange. Peer memory is cudaMalloc memory shared by
- * cudaIpc handles; NVLink multicast is never used.
+/* One process per GPU (issue #14; docs/multiprocess.md), as NCCL does it:
+ * one process calls purlinGetUniqueId, hands the id to the others (over
+ * its own channel: MPI_Bcast, a file, the command line), and every process
+ * calls purlinCommInitRank with it: this process is rank `rank` of
+ * `nranks`, on GPU `device` (< 0: rank % visible GPUs). The id holds the
+ * address of a TCP socket of the process that made it, which must be rank
+ * 0's (PURLIN_BOOTSTRAP_ADDR: the IPv4 address to put in it, default
+ * 127.0.0.1: the processes share one host). Every exchange waits at most
+ * PURLIN_BOOTSTRAP_TIMEOUT_MS (default 60000): a rank that never arrives or
+ * dies is PURLIN_ERR_BOOTSTRAP, naming it, never a hang.
  *
  * Such a communicator differs from purlinCommCreate's in three ways:
- *  - purlinCommCreateRank, purlinCommDestroy, purlinCollCreate,
- *    purlinCollDestroy, purlinMemAlloc and purlinMemFree are collective:
- *    every process calls them, in the same order, with the same arguments
- *    (sizes, maxParams);
+ *  - purlinCommInitRank, purlinCommDestroy, purlinCommSplit,
+ *    purlinCollCreate, purlinCollDestroy, purlinMemAlloc, purlinMemFree,
+ *    purlinCommRegister are collective: every process calls them, in the
+ *    same order, with the same arguments (sizes, maxParams);
  *  - purlinLaunch's buffers are this rank's only ([buffer]) and must lie in
- *    memory of purlinMemAlloc, at the same offset of the same allocation on
- *    every rank ("symmetric" buffers: a peer's address is its allocation's
- *    base plus that offset); streams[0] is this GPU's stream;
+ *    memory of purlinMemAlloc or in a registered buffer, at the same offset
+ *    on every rank (PURLIN_ERR_NOT_REGISTERED otherwise); streams[0] is this
+ *    GPU's stream;
  *  - purlinCommDeviceCount is 1 (this process's GPU).
- *
- * NOT RUN YET: written and compiled without a GPU; see docs/performance.md,
- * "Several GPUs: not run yet". */
-purlinStatus purlinCommCreateRank(purlinComm_t *comm, int nranks, int rank,
-                                  int device, const char *bootstrapDir);
+ * Peer memory is CUDA VMM memory (cuMemCreate, POSIX fds over a Unix-domain
+ * socket), else cudaMalloc memory shared by cudaIpc handles
+ * (PURLIN_MP_MEMORY=vmm|ipc forces one); NVLink multicast is never used. */
+#define PURLIN_UNIQUE_ID_BYTES 128
+typedef struct purlinUniqueId {
+  char internal[PURLIN_UNIQUE_ID_BYTES];
+} purlinUniqueId;
+purlinStatus purlinGetUniqueId(purlinUniqueId *id);
+purlinStatus purlinCommInitRank(purlinComm_t *comm, int nranks,
+                                purlinUniqueId id, int rank, int device);
+/* The same over the application's own collectives (its MPI communicator, a
+ * torch.distributed store), so purlin needs no rendezvous of its own:
+ * allgather(send, recv, bytes, ctx) puts every rank's `bytes` bytes at
+ * recv + r * bytes (MPI_Allgather) and returns 0 on success; barrier may
+ * be NULL (an allgather then). Their timeouts are the application's. */
+typedef struct purlinBootstrapCallbacks {
+  int (*allgather)(const void *send, void *recv, size_t bytes, void *ctx);
+  int (*barrier)(void *ctx);
+  void *ctx;
+} purlinBootstrapCallbacks;
+purlinStatus purlinCommInitRankCallbacks(purlinComm_t *comm, int nranks,
+                                         int rank, int device,
+                                         const purlinBootstrapCallbacks *cb);
+/* ncclCommSplit: the ranks of `comm` that pass one `color` form a new
+ * communicator, ordered by `key` (ties: by rank in `comm`), on the same
+ * GPU; color PURLIN_SPLIT_NOCOLOR: *sub is NULL. Collective over `comm`;
+ * the groups then meet over TCP (their first rank's id). */
+#define PURLIN_SPLIT_NOCOLOR (-1)
+purlinStatus purlinCommSplit(purlinComm_t comm, int color, int key,
+                             purlinComm_t *sub);
+/* Frees what this process holds of `comm` without waiting for any peer
+ * (after a timeout, a peer gone) and drops its connections, so peers
+ * blocked in an exchange fail at once. */
+purlinStatus purlinCommAbort(purlinComm_t comm);
 /* This process's rank in `comm` (0 for purlinCommCreate's communicators),
  * and whether its ranks span processes. */
 int purlinCommRank(purlinComm_t comm);
 int purlinCommIsMultiProcess(purlinComm_t comm);
-/* Symmetric memory of a purlinCommCreateRank communicator: `bytes` (zeroed)
- * on this process's GPU, mapped by every peer. Collective. */
+/* Symmetric memory of a multi-process communicator: `bytes` (zeroed) on
+ * this process's GPU, mapped by every peer. Collective. */
 purlinStatus purlinMemAlloc(purlinComm_t comm, size_t bytes, void **ptr);
 purlinStatus purlinMemFree(purlinComm_t comm, void *ptr);
+/* Registers [ptr, ptr + bytes) of device memory the application allocated
+ * (cudaMalloc, or cuMemCreate with POSIX fd handles): every rank's buffer is
+ * mapped by every peer, so launches may use it (and any part of it at the
+ * same offset on every rank). Collective, same `bytes` everywhere. A buffer
+ * a CUDA graph captures must be registered before the launch is captured
+ * (the peers' addresses are resolved at the purlinLaunch call).
+ * Deregister (collective too) before freeing the memory. */
+purlinStatus purlinCommRegister(purlinComm_t comm, void *ptr, size_t bytes);
+purlinStatus purlinCommDeregister(purlinComm_t comm, void *ptr);
 
 /* Distinct GPUs, in rank order: launches take one stream per GPU. */
 int purlinCommDeviceCount(purlinComm_t comm);
@@ -200,7 +245,7 @@ purlinStatus purlinCollPrepare(purlinColl_t coll, const int *dtypes,
  * PURLIN_ERR_INVALID_ARGUMENT; an entry negative, beyond the table's bound
  * or beyond the instance's maximum is PURLIN_ERR_PARAM_RANGE. The entries
  * are read at the call: a graph captured with them keeps them. On a
- * purlinCommCreateRank communicator every process passes the same scalars
+ * multi-process communicator every process passes the same scalars
  * and tables. */
 purlinStatus purlinLaunch(purlinColl_t coll, const purlinArgs *args);
 
