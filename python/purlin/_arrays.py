@@ -40,9 +40,11 @@ def describe(a, what):
         device = "cpu" if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
         return ArrayInfo(a.data_ptr(), a.numel(), dt, device, a.is_contiguous(),
                          True, tuple(a.shape), a)
+    via_dlpack = False
     if not hasattr(a, "__array_interface__") and hasattr(a, "__dlpack__"):
         np = sys.modules.get("numpy") or _import_numpy(what)
         a = np.from_dlpack(a)
+        via_dlpack = True  # DLPack has no read-only mark (numpy 1.x sets one)
     if hasattr(a, "__array_interface__") and hasattr(a, "dtype"):
         dt = _NUMPY.get(a.dtype.name)
         if dt is None:
@@ -50,7 +52,7 @@ def describe(a, what):
                             f"moves ({', '.join(DTYPES)})")
         ptr, readonly = a.__array_interface__["data"]
         return ArrayInfo(ptr, a.size, dt, "cpu", bool(a.flags["C_CONTIGUOUS"]),
-                         not readonly, tuple(a.shape), a)
+                         via_dlpack or not readonly, tuple(a.shape), a)
     raise TypeError(f"{what}: expected a numpy array, a torch tensor or a "
                     f"DLPack array, got {type(a).__name__}")
 

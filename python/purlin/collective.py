@@ -43,6 +43,12 @@ class Collective:
         self.type_param = next((n for n, k, _ in impl.params if k == "type"), None)
         self.op_param = next((n for n, k, _ in impl.params if k == "redop"), None)
         self.ranks_param = next(n for n, k, _ in impl.params if k == "ranks")
+        rbound = self.params[self.ranks_param][1]
+        if rbound and int(rbound) != comm.nranks:
+            raise PurlinError(
+                f"collective '{self.name}' is compiled for {rbound} ranks "
+                f"({self.ranks_param} bound at compile time), not {comm.nranks}",
+                "PURLIN_ERR_BAD_RANK_COUNT")
         self.last_plan = None
 
     def __repr__(self):
@@ -75,7 +81,14 @@ class Collective:
                 b.tables[k] = [int(x) for x in _flatten(v)]
             else:
                 b.scalars[k] = int(v)
-        # The element type: every buffer of the type parameter agrees.
+        # The element type: every buffer of the type parameter agrees, with
+        # the value bound at compile time too.
+        tbound = self.params[self.type_param][1] if self.type_param else ""
+        if tbound and b.dtype not in (None, tbound):
+            raise TypeError(f"{self.name} is compiled for {tbound} "
+                            f"({self.type_param} bound at compile time), not {b.dtype}")
+        if tbound:
+            b.dtype = tbound
         for name, _, t in self.buffers:
             for r, a in enumerate(arrays[name]):
                 want = b.dtype if t == self.type_param else t
@@ -85,7 +98,8 @@ class Collective:
                     raise TypeError(
                         f"{self.name}: buffer '{name}' of rank {r} holds {a.dtype}; "
                         f"the call's element type is {want}"
-                        + ("" if t == self.type_param else f" (declared {t})"))
+                        + (f" ({t} bound at compile time)" if tbound and t == self.type_param
+                           else "" if t == self.type_param else f" (declared {t})"))
         if self.op_param and b.op is None:
             bound = self.params[self.op_param][1]
             b.op = bound or "sum"
