@@ -16,23 +16,7 @@ RNG = np.random.default_rng(15)
 POISON = {np.float32: np.float32(-7777.0), np.float64: -7777.0, np.int32: -7777,
           np.int8: -77, np.int64: -7777}
 
-# User-written collectives, written here, not in examples/.
-REVERSE = """
-// rank r's input lands on rank R-1-r, elements reversed
-collective reverse_ranks(R: ranks, C: count, T: type) {
-  in  x: T[C];
-  out y: T[C];
-  name (r, i) in [R, C]: x@r[i] -> y@(R - 1 - r)[C - 1 - i] copy;
-}
-"""
-EVEN_SUM = """
-// every rank: the reduction of the inputs at the even places of y
-collective reduce_spread(R: ranks, C: count, T: type, op: redop) {
-  in  x: T[C];
-  out y: T[2*C];
-  name i in [C]: x@*[i] -> y@*[2*i] reduce(op);
-}
-"""
+from collectives import EVEN_SUM, REVERSE
 
 
 def rand(dtype, n):
@@ -269,3 +253,36 @@ class BadCalls(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GpuCompileWithoutGpu(unittest.TestCase):
+    """compile(target="sm_90") needs no GPU and no nvcc: the host build
+    carries the plans, purlinc's CUDA output the plans' code for NVRTC."""
+
+    def test_sm90_compile(self):
+        c = purlin.compile(EVEN_SUM, target="sm_90")
+        self.assertEqual((c.name, c.target), ("reduce_spread", "sm_90"))
+        self.assertIn("PURLIN_PLAN_ENTRY", c.cuda_source)
+        self.assertTrue(os.path.isfile(c.lib))
+        again = purlin.load_compiled(c.folder)
+        self.assertEqual(again.cuda_source, c.cuda_source)
+
+    def test_collective_from_source(self):
+        from purlin import _paths
+        if not _paths.paths().get("cuda_lib"):
+            self.skipTest("no CUDA runtime built (no nvcc)")
+        import ctypes
+        from purlin import _cuda, _host
+        c = purlin.compile(purlin.communicator.examples_dir() + "/all_gather.purlin",
+                           target="sm_90")
+        L = _cuda.lib()
+        so = ctypes.CDLL(c.lib)
+        get = so.purlin_collective_all_gather
+        get.restype = ctypes.c_void_p
+        info = ctypes.c_void_p()
+        _cuda.check(L.purlinCollectiveFromSource(get(), b"sm_90", c.cuda_source.encode(),
+                                                 ctypes.byref(info)), "from source")
+        L.purlinCollectiveFree(info)
+        with self.assertRaisesRegex(purlin.PurlinError, "not a GPU target"):
+            _cuda.check(L.purlinCollectiveFromSource(get(), b"host", b"",
+                                                     ctypes.byref(info)), "from source")
