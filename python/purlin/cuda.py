@@ -11,6 +11,8 @@ are the custom ops of torch_ops.py.
 """
 import ctypes
 
+import torch
+
 from . import _arrays
 from .communicator import Communicator, op_name
 
@@ -57,7 +59,6 @@ class CudaCommunicator(Communicator):
         _COMMS[self.id] = self
         from . import torch_ops
         torch_ops.register()
-        self._ops = torch.ops.purlin
 
     def _load_impl(self, compiled):
         from ._cuda import CudaColl
@@ -85,27 +86,26 @@ class CudaCommunicator(Communicator):
 
     # -- the standard calls: custom ops under torch.compile, else direct --
     def _compiling(self):
-        c = getattr(self.torch, "compiler", None)
-        return c is not None and c.is_compiling()
+        return torch.compiler.is_compiling()
 
     def all_reduce(self, tensors, op="sum"):
         if self._compiling():
-            return self._ops.all_reduce_(tensors, self.id, op_name(op))
+            return torch.ops.purlin.all_reduce_(tensors, self.id, op_name(op))
         self.run_standard("all_reduce", tensors, tensors, 0, op_name(op))
 
     def broadcast(self, tensors, src=0):
         if self._compiling():
-            return self._ops.broadcast_(tensors, self.id, int(src))
+            return torch.ops.purlin.broadcast_(tensors, self.id, int(src))
         self.run_standard("broadcast", tensors, tensors, src, "sum")
 
     def reduce(self, tensors, dst=0, op="sum"):
         if self._compiling():
-            return self._ops.reduce_(tensors, self.id, int(dst), op_name(op))
+            return torch.ops.purlin.reduce_(tensors, self.id, int(dst), op_name(op))
         self.run_standard("reduce", tensors, tensors, dst, op_name(op))
 
     def _out_of_place(self, name, output, input, root=0, op="sum"):
         if self._compiling():
-            return self._ops.collective(input, output, self.id, name, int(root), op)
+            return torch.ops.purlin.collective(input, output, self.id, name, int(root), op)
         self.run_standard(name, input, output, root, op)
 
     def all_gather_into_tensor(self, output, input):
