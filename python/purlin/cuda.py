@@ -65,7 +65,10 @@ class CudaCommunicator(Communicator):
         return CudaColl(self, compiled)
 
     def current_stream(self):
-        return self.torch.cuda.current_stream(self.index).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:  # an int, without making a Stream object
+            return raw(self.index)
+        return torch.cuda.current_stream(self.index).cuda_stream
 
     def check_array(self, info, what, rank):
         if info.device != self.device:
@@ -150,16 +153,19 @@ class CudaCommunicator(Communicator):
                              f"multiple of the {R} ranks")
         if name in _ROOTED and not 0 <= int(root) < R:
             raise ValueError(f"{name}: root {root} outside [0, {R})")
+        inplace = xs is ys
         ptrs = []
+        dev = self.index
+        xdt = x0.dtype
         for r in range(R):
             for t, f, what in ((xs[r], fx, "input"), (ys[r], fy, "output")):
-                if not isinstance(t, torch.Tensor):
+                if (type(t) is not torch.Tensor and not isinstance(t, torch.Tensor)):
                     raise TypeError(f"{name}: {what} of rank {r} is a "
                                     f"{type(t).__name__}, not a torch tensor")
-                if t.dtype != x0.dtype:
+                if t.dtype != xdt:
                     raise TypeError(f"{name}: {what} of rank {r} is {t.dtype}; "
-                                    f"rank 0's input is {x0.dtype}")
-                if t.device != self.tdevice:
+                                    f"rank 0's input is {xdt}")
+                if t.get_device() != dev:
                     raise ValueError(f"{name}: {what} of rank {r} is on {t.device}; "
                                      f"this communicator runs on {self.device}")
                 if not t.is_contiguous():
@@ -168,8 +174,11 @@ class CudaCommunicator(Communicator):
                     raise ValueError(f"{name}: {what} of rank {r} has {t.numel()} "
                                      f"elements; the call needs {f * C} "
                                      f"(C={C}, from rank 0's input)")
-            ptrs.append(xs[r].data_ptr())
-            ptrs.append(ys[r].data_ptr())
+                p = t.data_ptr()
+                ptrs.append(p)
+                if inplace:  # the output is the input: checked once
+                    ptrs.append(p)
+                    break
         impl = self.standard(name).impl
         if impl.coll is None or impl.maxima.get("C", 0) < C:
             impl.fit({"C": C})
