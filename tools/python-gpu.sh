@@ -46,7 +46,7 @@ run)
     python/tests/gpu 2>&1 | tee "$LOG/pytest.log" | tail -60
   echo "== pytest: $(( $(date +%s) - t0 )) s"
   [ -n "${OUT:-}" ] && tar czf "$OUT/jitcache.tgz" .jitcache
-  timeout 60 python3 python/tests/gpu/bench.py 2>&1 | tee "$LOG/bench.log" | tail -5
+  timeout "${BENCH_TIMEOUT:-60}" python3 python/tests/gpu/bench.py 2>&1 | tee "$LOG/bench.log" | tail -5
   wait $bench_build && build-gpu/tools/purlin-bench/purlin-bench -C all_reduce -g 8 \
     -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1 2>&1 | tee -a "$LOG/bench.log" | tail -6
   ;;

@@ -5,6 +5,7 @@ exceptions of bad calls.
 
     PURLIN_BUILD_DIR=build-gpu PYTHONPATH=python python3 -m pytest python/tests/gpu
 """
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -28,19 +29,32 @@ def comm():
     # Compile every pair the tests run before the first (NVRTC; the
     # collectives at once, each one's pairs in parallel, cached on disk).
     name_of = purlin._arrays._TORCH
-    jobs = [("all_reduce", [name_of[str(d)] for d in ALL_DTYPES], ["sum"]),
-            ("all_reduce", ["f32"], ["max", "min", "prod"])]
-    jobs += [(n, [name_of[str(d)] for d in COPY_DTYPES], ["sum"])
-             for n in ("all_gather", "all_to_all", "broadcast", "gather", "scatter")]
-    jobs += [(n, ["f32", "bf16"], ["sum", "max"]) for n in ("reduce_scatter", "reduce")]
-    colls = {n: c.standard(n).impl for n, _, _ in jobs}
+    examples = purlin.communicator.examples_dir()
+    names = list(purlin.STANDARD)
+    compiled = [c.compile(os.path.join(examples, n + ".purlin")) for n in names]
+    compiled += [c.compile(REVERSE), c.compile(EVEN_SUM)]
+    with ThreadPoolExecutor(16) as pool:  # host builds, in parallel
+        list(pool.map(lambda x: x.lib, compiled))
+    impls = {n: c.standard(n).impl for n in names}
     users = [c.load(REVERSE).impl, c.load(EVEN_SUM).impl]
-    with ThreadPoolExecutor(len(jobs) + 2) as pool:
-        futs = [pool.submit(colls[n].prepare, d, o) for n, d, o in jobs]
-        futs += [pool.submit(users[0].prepare, ["bf16"]),
-                 pool.submit(users[1].prepare, ["f32"], ["max"])]
-        for f in futs:
-            f.result()
+    for i in list(impls.values()) + users:
+        i.fit({})
+    copy = [name_of[str(d)] for d in COPY_DTYPES]
+    jobs = [(impls["all_reduce"], [([name_of[str(d)] for d in ALL_DTYPES], ["sum"]),
+                                   (["f32"], ["max", "min", "prod"])])]
+    jobs += [(impls[n], [(copy, ["sum"])])
+             for n in ("all_gather", "all_to_all", "broadcast", "gather", "scatter")]
+    jobs += [(impls[n], [(["f32", "bf16"], ["sum", "max"])])
+             for n in ("reduce_scatter", "reduce")]
+    jobs += [(users[0], [(["bf16"], ["sum"])]), (users[1], [(["f32"], ["max"])])]
+
+    def prepare(job):
+        impl, pairs = job
+        for d, o in pairs:
+            impl.prepare(d, o)
+
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        list(pool.map(prepare, jobs))
     return c
 
 
