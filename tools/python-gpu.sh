@@ -10,6 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PURLIN_PY_CACHE=$PWD/.pycache-gpu PYTHONPATH=$PWD/python
+# A crash prints its Python stack; output is not lost in a pipe's buffer.
+export PYTHONFAULTHANDLER=1 PYTHONUNBUFFERED=1
 case "${1:-run}" in
 gen)
   python3 - <<'PY'

@@ -111,6 +111,8 @@ class CudaColl:
             if kind == "count":
                 v = scalars.get(n, int(bound) if bound else 0)
                 need[n] = max(4096, 1 << max(0, int(v) - 1).bit_length())
+            elif kind == "root":  # the runtime takes R - 1 as a root's maximum
+                need[n] = self.comm.nranks - 1
             elif kind == "table" and tables:
                 need[n] = max(tables)
         if self.coll is not None and all(self.maxima.get(k, -1) >= v
@@ -169,12 +171,13 @@ class CudaColl:
     def last_plan(self):
         return lib().purlinCollLastPlan(self.coll).decode() if self.coll else None
 
-    def __del__(self):
-        try:
-            L = lib()
-            for h in self.graveyard + ([self.coll] if self.coll else []):
-                L.purlinCollDestroy(h)
-            if getattr(self, "info", None):
-                L.purlinCollectiveFree(self.info)
-        except Exception:
-            pass
+    def close(self):
+        """Frees the instances and the collective (after the GPU is done
+        with them: the communicator synchronizes first)."""
+        L = lib()
+        for h in self.graveyard + ([self.coll] if self.coll else []):
+            L.purlinCollDestroy(h)
+        self.graveyard, self.coll = [], None
+        if getattr(self, "info", None):
+            L.purlinCollectiveFree(self.info)
+            self.info = None

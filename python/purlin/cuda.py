@@ -9,6 +9,7 @@ can be captured in a CUDA graph once their kernels are ready (a first call,
 or ``coll.prepare``, outside the capture). Under ``torch.compile`` the calls
 are the custom ops of torch_ops.py.
 """
+import atexit
 import ctypes
 
 import torch
@@ -24,6 +25,14 @@ _REDUCES = {"all_reduce", "reduce", "reduce_scatter"}
 _ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 _COMMS = {}  # id -> communicator, for the custom ops
+
+
+def _close_all():
+    for c in list(_COMMS.values()):
+        try:
+            c.close()
+        except Exception:
+            pass
 
 
 def _gpu_target(index):
@@ -57,12 +66,34 @@ class CudaCommunicator(Communicator):
         self.handle = h
         self.id = len(_COMMS)
         _COMMS[self.id] = self
+        self._impls = []  # every CudaColl made here, closed with the comm
+        if len(_COMMS) == 1:
+            # Before the interpreter tears down torch and the CUDA runtime:
+            # free purlin's memory while they still answer.
+            atexit.register(_close_all)
         from . import torch_ops
         torch_ops.register()
 
     def _load_impl(self, compiled):
         from ._cuda import CudaColl
-        return CudaColl(self, compiled)
+        impl = CudaColl(self, compiled)
+        self._impls.append(impl)
+        return impl
+
+    def close(self):
+        """Frees the communicator's collectives and the communicator, after
+        the GPU is done with them."""
+        if self.handle is None:
+            return
+        from . import _cuda
+        torch.cuda.synchronize(self.index)
+        for impl in self._impls:
+            impl.close()
+        self._impls = []
+        self._std = {}
+        _cuda.lib().purlinCommDestroy(self.handle)
+        self.handle = None
+        _COMMS.pop(self.id, None)
 
     def current_stream(self):
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)

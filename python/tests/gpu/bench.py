@@ -31,6 +31,7 @@ def timed(fn, n=N, warm=100):
 
 
 eager = timed(lambda: comm.all_reduce(xs))
+print(f"eager: {eager:.2f} us per call", flush=True)
 
 
 def f(v):
@@ -40,6 +41,7 @@ def f(v):
 try:
     cf = torch.compile(f, fullgraph=True)
     compiled = timed(lambda: cf(xs))
+    print(f"torch.compile: {compiled:.2f} us per call", flush=True)
 except Exception as e:  # report the others still
     print("torch.compile failed:", repr(e)[:300])
     compiled = float("nan")
@@ -49,6 +51,7 @@ with torch.cuda.graph(g):
     for _ in range(100):
         comm.all_reduce(xs)
 graph = timed(g.replay, n=20, warm=3) / 100
+print(f"CUDA graph: {graph:.2f} us per call", flush=True)
 
 # Launch cost on the host: calls enqueued back to back, no sync inside.
 torch.cuda.synchronize()
@@ -60,4 +63,6 @@ torch.cuda.synchronize()
 
 print(f"purlin python all_reduce bf16 8 KiB x {R} ranks, per call: "
       f"eager {eager:.2f} us, torch.compile {compiled:.2f} us, "
-      f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us")
+      f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us",
+      flush=True)
+comm.close()

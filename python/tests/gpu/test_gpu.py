@@ -55,7 +55,8 @@ def comm():
 
     with ThreadPoolExecutor(len(jobs)) as pool:
         list(pool.map(prepare, jobs))
-    return c
+    yield c
+    c.close()
 
 
 def rand(dtype, n, seed):
