@@ -2,6 +2,10 @@
 # The Python package on a GPU machine without MLIR (no purlinc there):
 #   here:  tools/python-gpu.sh gen      compiles the collectives the GPU tests
 #                                       load, for sm_90, into .pycache-gpu/
+#   here:  tools/python-gpu.sh stage DIR  the committed tree (git archive
+#                                       HEAD) and .pycache-gpu/ into DIR: an
+#                                       ignored folder of the checkout the
+#                                       device tool sends, to carry
 #   there: tools/python-gpu.sh run      builds libpurlin_cuda.so and
 #                                       libpurlin_host_api.so (CMake, no nvcc
 #                                       kernels), runs python/tests/gpu with
@@ -24,6 +28,14 @@ for n in purlin.STANDARD:
 for src in (EVEN_SUM, REVERSE):
     print(purlin.compile(src, target="sm_90"))
 PY
+  ;;
+stage)
+  dir=${2:?usage: tools/python-gpu.sh stage DIR}
+  [ -d .pycache-gpu ] || "$0" gen
+  rm -rf "$dir" && mkdir -p "$dir"
+  git archive HEAD | tar -x -C "$dir"
+  cp -r .pycache-gpu "$dir/"
+  echo "staged in $dir ($(du -sh "$dir" | cut -f1)); there: cd $(basename "$dir") && bash tools/python-gpu.sh run"
   ;;
 run)
   LOG=${OUT:-build-gpu/logs}
