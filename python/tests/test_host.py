@@ -272,7 +272,7 @@ class GpuCompileWithoutGpu(unittest.TestCase):
         if not _paths.paths().get("cuda_lib"):
             self.skipTest("no CUDA runtime built (no nvcc)")
         import ctypes
-        from purlin import _cuda, _host
+        from purlin import _cuda
         c = purlin.compile(purlin.communicator.examples_dir() + "/all_gather.purlin",
                            target="sm_90")
         L = _cuda.lib()
