@@ -152,6 +152,13 @@ class Collective:
 
     # -- a call ----------------------------------------------------------
     def __call__(self, strategy=None, **kwargs):
+        # Under torch.compile, a CUDA communicator's calls are a custom op.
+        if strategy is None and self.comm.traced_call(self, kwargs):
+            return None
+        self.run(strategy, **kwargs)
+
+    def run(self, strategy=None, **kwargs):
+        """The call itself, never traced (what purlin::call_ runs)."""
         arrays = {}
         names = {n for n, _, _ in self.buffers}
         for k in list(kwargs):

@@ -98,6 +98,11 @@ class Communicator:
                 os.path.join(examples_dir(), name + ".purlin"))
         return coll
 
+    def traced_call(self, coll, kwargs):
+        """True when the call went through a torch custom op (CUDA, under
+        torch.compile); the host target never traces."""
+        return False
+
     def check_array(self, info, what, rank):
         if not info.contiguous:
             raise ValueError(f"{what} is not contiguous")

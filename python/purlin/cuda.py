@@ -25,6 +25,7 @@ _REDUCES = {"all_reduce", "reduce", "reduce_scatter"}
 _ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 _COMMS = {}  # id -> communicator, for the custom ops
+_COLLS = []  # index -> Collective called under torch.compile (purlin::call_)
 
 
 def _close_all():
@@ -73,6 +74,12 @@ class CudaCommunicator(Communicator):
             atexit.register(_close_all)
         from . import torch_ops
         torch_ops.register()
+
+    def load(self, path_or_compiled, **bind):
+        coll = super().load(path_or_compiled, **bind)
+        coll.trace_id = len(_COLLS)  # purlin::call_ names it by this
+        _COLLS.append(coll)
+        return coll
 
     def _load_impl(self, compiled):
         from ._cuda import CudaColl
@@ -156,6 +163,32 @@ class CudaCommunicator(Communicator):
 
     def scatter(self, output, input, src=0):
         self._out_of_place("scatter", output, input, src)
+
+    def traced_call(self, coll, kwargs):
+        """Under torch.compile: the call as purlin::call_, its buffers
+        flattened (inputs, then outputs; an input given as the same list as
+        an output travels once, as that output) and the rest as text."""
+        if not torch.compiler.is_compiling():
+            return False
+        ins, outs, layout, params = [], [], [], []
+        outputs = [n for n, o, _ in coll.buffers if o]
+        for name, is_out, _ in coll.buffers:
+            v = kwargs[name]
+            same = next((o for o in outputs if not is_out and kwargs[o] is v), None)
+            if same is not None:
+                layout.append(name + "=@" + same)
+            elif is_out:
+                outs.extend(v)
+                layout.append(name + "=o" + str(len(v)))
+            else:
+                ins.extend(v)
+                layout.append(name + "=i" + str(len(v)))
+        for k, v in kwargs.items():
+            if k not in outputs and not any(k == n for n, _, _ in coll.buffers):
+                params.append(k + "=" + str(v))
+        torch.ops.purlin.call_(ins, outs, coll.trace_id,
+                               ";".join(layout) + "|" + ";".join(params))
+        return True
 
     def run_standard(self, name, xs, ys, root, op):
         """The eager path of a standard call: the checks in Python, one

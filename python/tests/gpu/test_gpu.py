@@ -188,6 +188,22 @@ def test_torch_compile_fullgraph(comm):
         same(got[r], want[r])
 
 
+def test_torch_compile_user_collective(comm):
+    spread = comm.load(EVEN_SUM)
+
+    def f(xs, ys):
+        spread(x=[x + 1 for x in xs], y=ys, op="max")
+        return [y * 2 for y in ys]
+
+    xs = [rand(torch.float32, 512, r) for r in range(R)]
+    ys = [poison(torch.float32, 1024) for _ in range(R)]
+    got = torch.compile(f, fullgraph=True)(xs, ys)
+    want = ref_reduce([x + 1 for x in xs], "max") * 2
+    for r in range(R):
+        same(got[r][0::2], want)
+        same(got[r][1::2], poison(torch.float32, 512) * 2)
+
+
 def test_cuda_graph_1000_replays(comm):
     C = 4096
     src = [rand(torch.bfloat16, C, r) for r in range(R)]
