@@ -1,6 +1,6 @@
 """What purlin needs to know of an array: address, elements, element type,
 device, contiguity. numpy arrays, torch tensors, and any object with
-``__dlpack__`` that numpy can import (on the host)."""
+``__dlpack__``: on the host through numpy, on a GPU through torch."""
 import sys
 
 # purlin's element types in their numbering (purlin/spec/Numbering.h).
@@ -41,6 +41,14 @@ def describe(a, what):
         return ArrayInfo(a.data_ptr(), a.numel(), dt, device, a.is_contiguous(),
                          True, tuple(a.shape), a)
     via_dlpack = False
+    if (not hasattr(a, "__array_interface__") and hasattr(a, "__dlpack__")
+            and hasattr(a, "__dlpack_device__") and a.__dlpack_device__()[0] != 1):
+        # Not on the host (kDLCPU = 1): a GPU array (CuPy, JAX, ...) as a
+        # torch tensor, without a copy.
+        torch = sys.modules.get("torch")
+        if torch is None:
+            raise TypeError(f"{what}: a DLPack array on a GPU needs torch")
+        return describe(torch.from_dlpack(a), what)
     if not hasattr(a, "__array_interface__") and hasattr(a, "__dlpack__"):
         np = sys.modules.get("numpy") or _import_numpy(what)
         a = np.from_dlpack(a)
