@@ -73,3 +73,13 @@ for cand in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
 if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+
+# `REQUIRES: python-pkg`: the Python package's tests, where numpy and wheel
+# are installed (tools/setup.sh installs them from PyPI).
+try:
+    subprocess.run([config.python_executable, "-c", "import numpy, wheel"],
+                   check=True, timeout=60, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    config.available_features.add("python-pkg")
+except (OSError, subprocess.SubprocessError):
+    pass

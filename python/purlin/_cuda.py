@@ -1,0 +1,183 @@
+"""The CUDA runtime's C API (runtime/include/purlin/purlin.h and
+collective_source.h) through ctypes, and a collective on it whose kernels
+NVRTC compiles from purlinc's output at first use (no nvcc)."""
+import ctypes
+import functools
+
+from . import _arrays, _host, _paths
+from .errors import PurlinError, status_name
+
+_p, _i, _i64, _c = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_char_p
+
+
+class Args(ctypes.Structure):
+    """purlinArgs."""
+    _fields_ = [("dtype", _i), ("op", _i), ("scalars", ctypes.POINTER(_i64)),
+                ("nscalars", _i), ("tables", ctypes.POINTER(_i64)),
+                ("ntableWords", _i), ("buffers", ctypes.POINTER(_p)),
+                ("streams", ctypes.POINTER(_p))]
+
+
+@functools.lru_cache(maxsize=None)
+def lib():
+    _host.lib()  # loaded globally first: a collective's host build needs it
+    path = _paths.require("cuda_lib", "the CUDA runtime (libpurlin_cuda.so)")
+    L = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    sig = {
+        "purlinGetLastError": (_c, []),
+        "purlinCommCreate": (_i, [ctypes.POINTER(_p), _i, ctypes.POINTER(_i)]),
+        "purlinCommDestroy": (_i, [_p]),
+        "purlinCommCheck": (_i, [_p]),
+        "purlinCollectiveFromSource": (_i, [_p, _c, _c, ctypes.POINTER(_p)]),
+        "purlinCollectiveFree": (_i, [_p]),
+        "purlinCollCreate": (_i, [ctypes.POINTER(_p), _p, _p, _c]),
+        "purlinCollDestroy": (_i, [_p]),
+        "purlinCollScalarCount": (_i, [_p]),
+        "purlinCollScalarName": (_c, [_p, _i]),
+        "purlinCollPrepare": (_i, [_p, ctypes.POINTER(_i), _i, ctypes.POINTER(_i), _i]),
+        "purlinCollLastPlan": (_c, [_p]),
+        "purlinLaunch": (_i, [_p, ctypes.POINTER(Args)]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(L, name)
+        f.restype, f.argtypes = res, args
+    return L
+
+
+def check(status, what):
+    if status:
+        msg = lib().purlinGetLastError().decode()
+        raise PurlinError(f"{what}: {msg} ({status_name(status)})",
+                          status_name(status))
+
+
+class CudaColl:
+    """One collective on a CUDA communicator. The description and sizes come
+    from its host build (the host C API); instances of the C API are made
+    for the largest counts seen so far (a larger call makes a larger one)."""
+
+    def __init__(self, comm, compiled):
+        if not compiled.cuda_source:
+            raise ValueError(f"'{compiled.name}' is compiled for {compiled.target}, "
+                             "not a GPU target")
+        self.comm = comm
+        self.desc = _host.HostColl(compiled)  # description, sizes, checks
+        self.name, self.params, self.buffers = (
+            self.desc.name, self.desc.params, self.desc.buffers)
+        getter = getattr(self.desc._so, f"purlin_collective_{compiled.name}")
+        getter.restype = _p
+        info = _p()
+        check(lib().purlinCollectiveFromSource(
+            getter(), compiled.target.encode(), compiled.cuda_source.encode(),
+            ctypes.byref(info)), f"loading '{self.name}' for {compiled.target}")
+        self.info = info
+        self.coll = None
+        self.maxima = {}
+        self.scalar_names = []
+        self.prepared = set()
+        self.graveyard = []  # instances a larger one replaced (kernels may run)
+        self.nbuf = len(self.buffers)
+        self.ptrs = (_p * (comm.nranks * self.nbuf))()
+        self.stream = (_p * 1)()
+        self.args_cache = {}
+
+    # -- the generic path (Collective) -----------------------------------
+    def elems(self, b, i):
+        return self.desc.elems(b, i)
+
+    def elems_or_raise(self, b, i):
+        return self.desc.elems_or_raise(b, i)
+
+    def launch(self, b, ptrs, strategy=None):
+        if strategy:
+            raise ValueError("the CUDA runtime chooses the plan itself "
+                             "(strategy= is for the host target)")
+        scalars = {k: v for k, v in b.scalars.items()}
+        tables = [x for n, kind, _ in self.params if kind == "table"
+                  for x in b.tables.get(n, [])]
+        self.fit(scalars, tables)
+        vals = tuple(scalars[n] for n in self.scalar_names)
+        dt = _arrays.DTYPES.index(b.dtype)
+        op = _arrays.OPS.index(b.op) if b.op else 0
+        self.launch_fast(dt, op, vals, ptrs, tables)
+        return self.last_plan()
+
+    # -- instances and the fast path -------------------------------------
+    def fit(self, scalars, tables=()):
+        """An instance whose scratch fits these values (counts rounded up to
+        a power of two, at least 4096)."""
+        need = {}
+        for n, kind, bound in self.params:
+            if kind == "count":
+                v = scalars.get(n, int(bound) if bound else 0)
+                need[n] = max(4096, 1 << max(0, int(v) - 1).bit_length())
+            elif kind == "root":  # the runtime takes R - 1 as a root's maximum
+                need[n] = self.comm.nranks - 1
+            elif kind == "table" and tables:
+                need[n] = max(tables)
+        if self.coll is not None and all(self.maxima.get(k, -1) >= v
+                                         for k, v in need.items()):
+            return
+        grown = {k: max(v, self.maxima.get(k, 0)) for k, v in need.items()}
+        text = ",".join(f"{k}={v}" for k, v in grown.items()).encode()
+        h = _p()
+        check(lib().purlinCollCreate(ctypes.byref(h), self.comm.handle, self.info,
+                                     text), f"creating '{self.name}'")
+        if self.coll is not None:
+            self.graveyard.append(self.coll)
+        self.coll, self.maxima, self.prepared = h, grown, set()
+        self.args_cache = {}
+        L = lib()
+        self.scalar_names = [L.purlinCollScalarName(h, i).decode()
+                             for i in range(L.purlinCollScalarCount(h))]
+
+    def prepare(self, dtypes, ops=("sum",)):
+        """Compiles (NVRTC, in parallel; cached on disk) the kernels of every
+        element type and op listed, so that a later launch, also one being
+        captured in a CUDA graph, finds them ready."""
+        if self.coll is None:
+            self.fit({})
+        dts = [_arrays.DTYPES.index(d) if isinstance(d, str) else d for d in dtypes]
+        ops_ = [_arrays.OPS.index(o) if isinstance(o, str) else o for o in ops]
+        da, oa = (_i * len(dts))(*dts), (_i * len(ops_))(*ops_)
+        check(lib().purlinCollPrepare(self.coll, da, len(dts), oa, len(ops_)),
+              f"preparing '{self.name}'")
+        for d in dts:
+            for o in ops_:
+                self.prepared.add((d, o))
+
+    def launch_fast(self, dt, op, vals, ptrs, tables=()):
+        """Launches on the current torch stream: dt, op as numbers, vals the
+        scalars in the C API's order, ptrs [rank * nbuffers + buffer]."""
+        key = (dt, op, vals)
+        a = self.args_cache.get(key)
+        if a is None:
+            if (dt, op) not in self.prepared:
+                self.prepare([dt], [op if op else 1])
+                self.prepared.add((dt, op))
+            sc = (_i64 * max(1, len(vals)))(*vals)
+            tb = (_i64 * max(1, len(tables)))(*tables)
+            a = Args(dt, op, sc, len(vals), tb if tables else None, len(tables),
+                     self.ptrs, self.stream)
+            a._keep = (sc, tb)
+            if not tables:
+                self.args_cache[key] = a
+        self.ptrs[:] = ptrs
+        self.stream[0] = self.comm.current_stream()
+        st = lib().purlinLaunch(self.coll, ctypes.byref(a))
+        if st:
+            check(st, self.name)
+
+    def last_plan(self):
+        return lib().purlinCollLastPlan(self.coll).decode() if self.coll else None
+
+    def close(self):
+        """Frees the instances and the collective (after the GPU is done
+        with them: the communicator synchronizes first)."""
+        L = lib()
+        for h in self.graveyard + ([self.coll] if self.coll else []):
+            L.purlinCollDestroy(h)
+        self.graveyard, self.coll = [], None
+        if getattr(self, "info", None):
+            L.purlinCollectiveFree(self.info)
+            self.info = None

@@ -1,0 +1,160 @@
+"""Communicators: ranks that run collectives together.
+
+``Communicator.local(nranks, device)`` makes virtual ranks in this process:
+``device="cpu"`` runs collectives compiled for the host target on threads
+(numpy arrays, CPU tensors), ``device="cuda:N"`` runs them on that GPU
+(torch tensors; see cuda.py). Every call takes one array per rank, in a
+list. The standard calls follow torch.distributed's names and argument
+order and are backed by the collectives of the repository's examples/.
+"""
+import os
+
+from . import _compile, _paths
+from .collective import Collective
+
+# The standard calls' collectives (examples/NAME.purlin).
+STANDARD = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+            "broadcast", "reduce", "gather", "scatter")
+
+
+def examples_dir():
+    """The repository's examples/: beside the build's sources, else beside
+    this package (an editable install or PYTHONPATH=python)."""
+    cands = [os.environ.get("PURLIN_EXAMPLES"),
+             os.path.join(_paths.paths().get("source_dir") or "", "examples"),
+             os.path.join(os.path.dirname(os.path.dirname(_paths._HERE)), "examples")]
+    for c in cands:
+        if c and os.path.isfile(os.path.join(c, "all_reduce.purlin")):
+            return c
+    raise FileNotFoundError("the standard collectives (examples/*.purlin) are "
+                            "not found; set PURLIN_EXAMPLES")
+
+
+def op_name(op):
+    """"sum", torch.distributed.ReduceOp.SUM, ... as purlin's op name."""
+    s = str(op).lower().rsplit(".", 1)[-1]
+    if s not in ("sum", "prod", "min", "max", "avg"):
+        raise ValueError(f"op {op!r} is not a reduction purlin has "
+                         "(sum, prod, min, max, avg)")
+    return s
+
+
+class Communicator:
+    """Ranks of one process; see Communicator.local."""
+
+    def __init__(self, nranks, device, target):
+        if not 1 <= int(nranks) <= 32:
+            raise ValueError(f"nranks={nranks}: a communicator has 1 to 32 ranks")
+        self.nranks = int(nranks)
+        self.device = device
+        self.target = target
+        self._std = {}
+
+    @staticmethod
+    def local(nranks, device="cpu", target=None):
+        """`nranks` virtual ranks in this process on `device` ("cpu": host
+        threads; "cuda", "cuda:N": that GPU, collectives compiled for
+        `target`, default the GPU's generation)."""
+        dev = str(device)
+        if dev == "cpu":
+            return HostCommunicator(nranks)
+        if dev.startswith("cuda"):
+            from .cuda import CudaCommunicator
+            return CudaCommunicator(nranks, dev, target)
+        raise ValueError(f"device {device!r}: purlin runs on 'cpu' or 'cuda[:N]'")
+
+    @staticmethod
+    def from_process_group(group=None, device=None):
+        """One process per GPU over a torch.distributed group: needs the
+        runtime's multi-process communicators (purlinCommInitRank,
+        symmetric memory), which Python does not bind yet."""
+        raise NotImplementedError(
+            "purlin.Communicator.from_process_group: one process per GPU is not "
+            "bound in Python yet (the C API's purlinCommInitRank and "
+            "purlinMemAlloc are); use Communicator.local(nranks, 'cuda:0') for "
+            "virtual ranks in one process")
+
+    # -- collectives -----------------------------------------------------
+    def compile(self, path_or_source, **bind):
+        return _compile.compile(path_or_source, target=self.target, **bind)
+
+    def load(self, path_or_compiled, **bind):
+        """A collective on this communicator: a path to a .purlin file, its
+        text, or what purlin.compile returned (bindings by keyword as for
+        purlin.compile)."""
+        c = path_or_compiled
+        if not isinstance(c, _compile.Compiled):
+            c = self.compile(c, **bind)
+        elif c.target != self.target:
+            raise ValueError(f"'{c.name}' is compiled for {c.target}; this "
+                             f"communicator runs {self.target}")
+        return Collective(self, self._load_impl(c), c)
+
+    def standard(self, name):
+        """The standard collective `name` (examples/NAME.purlin), loaded once."""
+        coll = self._std.get(name)
+        if coll is None:
+            coll = self._std[name] = self.load(
+                os.path.join(examples_dir(), name + ".purlin"))
+        return coll
+
+    def traced_call(self, coll, kwargs):
+        """True when the call went through a torch custom op (CUDA, under
+        torch.compile); the host target never traces."""
+        return False
+
+    def check_array(self, info, what, rank):
+        if not info.contiguous:
+            raise ValueError(f"{what} is not contiguous")
+
+    # -- torch.distributed's calls, one array per rank ------------------
+    def all_reduce(self, tensors, op="sum"):
+        """In place: every rank's tensor becomes the reduction of all."""
+        self.standard("all_reduce")(x=tensors, y=tensors, op=op_name(op))
+
+    def all_gather_into_tensor(self, output, input):
+        """output[r] (R*C) = the ranks' inputs (C each), in rank order."""
+        self.standard("all_gather")(x=input, y=output)
+
+    def reduce_scatter_tensor(self, output, input, op="sum"):
+        """output[r] (C) = part r of the reduction of the inputs (R*C)."""
+        self.standard("reduce_scatter")(x=input, y=output, op=op_name(op))
+
+    def all_to_all_single(self, output, input):
+        """Part d of rank s's input lands as part s of rank d's output."""
+        self.standard("all_to_all")(x=input, y=output)
+
+    def broadcast(self, tensors, src=0):
+        """In place: every rank's tensor becomes rank src's."""
+        self.standard("broadcast")(x=tensors, y=tensors, root=src)
+
+    def reduce(self, tensors, dst=0, op="sum"):
+        """In place: rank dst's tensor becomes the reduction; others keep
+        theirs."""
+        self.standard("reduce")(x=tensors, y=tensors, root=dst, op=op_name(op))
+
+    def gather(self, output, input, dst=0):
+        """output[dst] (R*C) = the ranks' inputs in rank order; the other
+        ranks' outputs are not written."""
+        self.standard("gather")(x=input, y=output, root=dst)
+
+    def scatter(self, output, input, src=0):
+        """output[r] (C) = part r of rank src's input (R*C)."""
+        self.standard("scatter")(x=input, y=output, root=src)
+
+
+class HostCommunicator(Communicator):
+    """Virtual ranks on host threads: collectives compiled for the host."""
+
+    def __init__(self, nranks):
+        super().__init__(nranks, "cpu", "host")
+
+    def _load_impl(self, compiled):
+        from ._host import HostColl
+        return HostColl(compiled)
+
+    def check_array(self, info, what, rank):
+        if info.device != "cpu":
+            raise ValueError(f"{what} is on {info.device}; this communicator "
+                             "runs on the host (cpu)")
+        super().check_array(info, what, rank)

@@ -1,0 +1,251 @@
+"""Virtual ranks on one GPU: ``Communicator.local(nranks, "cuda:0")``.
+
+Every rank's buffer is a torch tensor on that GPU (one per rank, in a
+list); in one process every allocation is visible to every virtual rank,
+so any tensor works and ``comm.empty`` is a plain allocation (one process
+per GPU will need symmetric memory: ``Communicator.from_process_group``).
+Launches go on the current torch stream, never synchronize the host, and
+can be captured in a CUDA graph once their kernels are ready (a first call,
+or ``coll.prepare``, outside the capture). Under ``torch.compile`` the calls
+are the custom ops of torch_ops.py.
+"""
+import atexit
+import ctypes
+
+import torch
+
+from . import _arrays
+from .communicator import Communicator, op_name
+
+# The standard calls: buffer sizes per rank as (x, y) in units of C.
+_SHAPES = {"all_reduce": (1, 1), "broadcast": (1, 1), "reduce": (1, 1),
+           "all_gather": (1, "R"), "gather": (1, "R"), "reduce_scatter": ("R", 1),
+           "scatter": ("R", 1), "all_to_all": ("R", "R")}
+_REDUCES = {"all_reduce", "reduce", "reduce_scatter"}
+_ROOTED = {"broadcast", "reduce", "gather", "scatter"}
+
+_COMMS = {}  # id -> communicator, for the custom ops
+_COLLS = []  # index -> Collective called under torch.compile (purlin::call_)
+
+
+def _close_all():
+    for c in list(_COMMS.values()):
+        try:
+            c.close()
+        except Exception:
+            pass
+
+
+def _gpu_target(index):
+    import torch
+    major, minor = torch.cuda.get_device_capability(index)
+    cap = major * 10 + minor
+    for t in (100, 90, 80):
+        if cap >= t:
+            return f"sm_{t}"
+    raise ValueError(f"GPU {index} (sm_{cap}) is older than purlin's targets")
+
+
+class CudaCommunicator(Communicator):
+    def __init__(self, nranks, device, target=None):
+        import torch
+        from . import _cuda
+        self.torch = torch
+        dev = torch.device(device)
+        index = dev.index if dev.index is not None else torch.cuda.current_device()
+        if index >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r}: this machine has "
+                             f"{torch.cuda.device_count()} GPUs")
+        super().__init__(nranks, f"cuda:{index}", target or _gpu_target(index))
+        self.index = index
+        self.tdevice = torch.device("cuda", index)
+        devs = (ctypes.c_int * self.nranks)(*([index] * self.nranks))
+        h = ctypes.c_void_p()
+        with torch.cuda.device(index):
+            _cuda.check(_cuda.lib().purlinCommCreate(ctypes.byref(h), self.nranks, devs),
+                        "purlinCommCreate")
+        self.handle = h
+        self.id = len(_COMMS)
+        _COMMS[self.id] = self
+        self._impls = []  # every CudaColl made here, closed with the comm
+        if len(_COMMS) == 1:
+            # Before the interpreter tears down torch and the CUDA runtime:
+            # free purlin's memory while they still answer.
+            atexit.register(_close_all)
+        from . import torch_ops
+        torch_ops.register()
+
+    def load(self, path_or_compiled, **bind):
+        coll = super().load(path_or_compiled, **bind)
+        coll.trace_id = len(_COLLS)  # purlin::call_ names it by this
+        _COLLS.append(coll)
+        return coll
+
+    def _load_impl(self, compiled):
+        from ._cuda import CudaColl
+        impl = CudaColl(self, compiled)
+        self._impls.append(impl)
+        return impl
+
+    def close(self):
+        """Frees the communicator's collectives and the communicator, after
+        the GPU is done with them."""
+        if self.handle is None:
+            return
+        from . import _cuda
+        torch.cuda.synchronize(self.index)
+        for impl in self._impls:
+            impl.close()
+        self._impls = []
+        self._std = {}
+        _cuda.lib().purlinCommDestroy(self.handle)
+        self.handle = None
+        _COMMS.pop(self.id, None)
+
+    def current_stream(self):
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:  # an int, without making a Stream object
+            return raw(self.index)
+        return torch.cuda.current_stream(self.index).cuda_stream
+
+    def check_array(self, info, what, rank):
+        if info.device != self.device:
+            raise ValueError(f"{what} is on {info.device}; this communicator "
+                             f"runs on {self.device}")
+        super().check_array(info, what, rank)
+
+    def empty(self, shape, dtype=None):
+        """One tensor per rank on this GPU (symmetric: every rank's is
+        reachable by every other; in one process, any allocation is)."""
+        return [self.torch.empty(shape, dtype=dtype, device=self.tdevice)
+                for _ in range(self.nranks)]
+
+    def check(self):
+        """Raises when a device-side wait timed out (sticky)."""
+        from . import _cuda
+        _cuda.check(_cuda.lib().purlinCommCheck(self.handle), "purlinCommCheck")
+
+    # -- the standard calls: custom ops under torch.compile, else direct --
+    def _compiling(self):
+        return torch.compiler.is_compiling()
+
+    def all_reduce(self, tensors, op="sum"):
+        if self._compiling():
+            return torch.ops.purlin.all_reduce_(tensors, self.id, op_name(op))
+        self.run_standard("all_reduce", tensors, tensors, 0, op_name(op))
+
+    def broadcast(self, tensors, src=0):
+        if self._compiling():
+            return torch.ops.purlin.broadcast_(tensors, self.id, int(src))
+        self.run_standard("broadcast", tensors, tensors, src, "sum")
+
+    def reduce(self, tensors, dst=0, op="sum"):
+        if self._compiling():
+            return torch.ops.purlin.reduce_(tensors, self.id, int(dst), op_name(op))
+        self.run_standard("reduce", tensors, tensors, dst, op_name(op))
+
+    def _out_of_place(self, name, output, input, root=0, op="sum"):
+        if self._compiling():
+            return torch.ops.purlin.collective(input, output, self.id, name, int(root), op)
+        self.run_standard(name, input, output, root, op)
+
+    def all_gather_into_tensor(self, output, input):
+        self._out_of_place("all_gather", output, input)
+
+    def reduce_scatter_tensor(self, output, input, op="sum"):
+        self._out_of_place("reduce_scatter", output, input, 0, op_name(op))
+
+    def all_to_all_single(self, output, input):
+        self._out_of_place("all_to_all", output, input)
+
+    def gather(self, output, input, dst=0):
+        self._out_of_place("gather", output, input, dst)
+
+    def scatter(self, output, input, src=0):
+        self._out_of_place("scatter", output, input, src)
+
+    def traced_call(self, coll, kwargs):
+        """Under torch.compile: the call as purlin::call_, its buffers
+        flattened (inputs, then outputs; an input given as the same list as
+        an output travels once, as that output) and the rest as text."""
+        if not torch.compiler.is_compiling():
+            return False
+        ins, outs, layout, params = [], [], [], []
+        outputs = [n for n, o, _ in coll.buffers if o]
+        for name, is_out, _ in coll.buffers:
+            v = kwargs[name]
+            same = next((o for o in outputs if not is_out and kwargs[o] is v), None)
+            if same is not None:
+                layout.append(name + "=@" + same)
+            elif is_out:
+                outs.extend(v)
+                layout.append(name + "=o" + str(len(v)))
+            else:
+                ins.extend(v)
+                layout.append(name + "=i" + str(len(v)))
+        for k, v in kwargs.items():
+            if k not in outputs and not any(k == n for n, _, _ in coll.buffers):
+                params.append(k + "=" + str(v))
+        torch.ops.purlin.call_(ins, outs, coll.trace_id,
+                               ";".join(layout) + "|" + ";".join(params))
+        return True
+
+    def run_standard(self, name, xs, ys, root, op):
+        """The eager path of a standard call: the checks in Python, one
+        launch through the C API (no binding text, cached arguments)."""
+        R = self.nranks
+        torch = self.torch
+        if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
+            raise TypeError(f"{name}: takes a list of {R} tensors, one per rank")
+        if len(xs) != R or len(ys) != R:
+            raise ValueError(f"{name}: {len(xs)} inputs and {len(ys)} outputs; "
+                             f"the communicator has {R} ranks")
+        x0 = xs[0]
+        if not isinstance(x0, torch.Tensor):
+            raise TypeError(f"{name}: expected torch tensors, got {type(x0).__name__}")
+        dt = _arrays._TORCH.get(str(x0.dtype))
+        if dt is None:
+            raise TypeError(f"{name}: torch dtype {x0.dtype} is not one purlin "
+                            f"moves ({', '.join(_arrays.DTYPES)})")
+        fx, fy = _SHAPES[name]
+        fx = R if fx == "R" else fx
+        fy = R if fy == "R" else fy
+        nx = x0.numel()
+        C = nx // fx
+        if C * fx != nx:
+            raise ValueError(f"{name}: input of rank 0 has {nx} elements, not a "
+                             f"multiple of the {R} ranks")
+        if name in _ROOTED and not 0 <= int(root) < R:
+            raise ValueError(f"{name}: root {root} outside [0, {R})")
+        inplace = xs is ys
+        ptrs = []
+        dev = self.index
+        xdt = x0.dtype
+        for r in range(R):
+            for t, f, what in ((xs[r], fx, "input"), (ys[r], fy, "output")):
+                if (type(t) is not torch.Tensor and not isinstance(t, torch.Tensor)):
+                    raise TypeError(f"{name}: {what} of rank {r} is a "
+                                    f"{type(t).__name__}, not a torch tensor")
+                if t.dtype != xdt:
+                    raise TypeError(f"{name}: {what} of rank {r} is {t.dtype}; "
+                                    f"rank 0's input is {xdt}")
+                if t.get_device() != dev:
+                    raise ValueError(f"{name}: {what} of rank {r} is on {t.device}; "
+                                     f"this communicator runs on {self.device}")
+                if not t.is_contiguous():
+                    raise ValueError(f"{name}: {what} of rank {r} is not contiguous")
+                if t.numel() != f * C:
+                    raise ValueError(f"{name}: {what} of rank {r} has {t.numel()} "
+                                     f"elements; the call needs {f * C} "
+                                     f"(C={C}, from rank 0's input)")
+                p = t.data_ptr()
+                ptrs.append(p)
+                if inplace:  # the output is the input: checked once
+                    ptrs.append(p)
+                    break
+        impl = self.standard(name).impl
+        if impl.coll is None or impl.maxima.get("C", 0) < C:
+            impl.fit({"C": C})
+        vals = tuple(C if n == "C" else int(root) for n in impl.scalar_names)
+        opn = _arrays.OPS.index(op) if name in _REDUCES else 0
+        impl.launch_fast(_arrays.DTYPES.index(dt), opn, vals, ptrs)

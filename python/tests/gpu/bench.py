@@ -1,0 +1,68 @@
+"""Per-call time of comm.all_reduce on an 8 KiB tensor per rank (bf16,
+4096 elements, 8 virtual ranks on one GPU): from Python eager, under
+torch.compile, and inside a CUDA graph. Compare with the C API's figure
+(purlin-bench -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -c 1)
+in the same run.
+
+    PURLIN_BUILD_DIR=build-gpu PYTHONPATH=python python3 python/tests/gpu/bench.py
+"""
+import time
+
+import torch
+
+import purlin
+
+R, C, N = 8, 4096, 1000
+comm = purlin.Communicator.local(R, device="cuda:0")
+xs = comm.empty((C,), torch.bfloat16)
+for x in xs:
+    x.fill_(1)
+
+
+def timed(fn, n=N, warm=100):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / n * 1e6
+
+
+eager = timed(lambda: comm.all_reduce(xs))
+print(f"eager: {eager:.2f} us per call", flush=True)
+
+
+def f(v):
+    comm.all_reduce(v)
+
+
+try:
+    cf = torch.compile(f, fullgraph=True)
+    compiled = timed(lambda: cf(xs))
+    print(f"torch.compile: {compiled:.2f} us per call", flush=True)
+except Exception as e:  # report the others still
+    print("torch.compile failed:", repr(e)[:300])
+    compiled = float("nan")
+
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    for _ in range(100):
+        comm.all_reduce(xs)
+graph = timed(g.replay, n=20, warm=3) / 100
+print(f"CUDA graph: {graph:.2f} us per call", flush=True)
+
+# Launch cost on the host: calls enqueued back to back, no sync inside.
+torch.cuda.synchronize()
+t = time.perf_counter()
+for _ in range(N):
+    comm.all_reduce(xs)
+host = (time.perf_counter() - t) / N * 1e6
+torch.cuda.synchronize()
+
+print(f"purlin python all_reduce bf16 8 KiB x {R} ranks, per call: "
+      f"eager {eager:.2f} us, torch.compile {compiled:.2f} us, "
+      f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us",
+      flush=True)
+comm.close()

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The Python package on a GPU machine without MLIR (no purlinc there):
+#   here:  tools/python-gpu.sh gen      compiles the collectives the GPU tests
+#                                       load, for sm_90, into .pycache-gpu/
+#   here:  tools/python-gpu.sh stage DIR  the committed tree (git archive
+#                                       HEAD) and .pycache-gpu/ into DIR: an
+#                                       ignored folder of the checkout the
+#                                       device tool sends, to carry
+#   there: tools/python-gpu.sh run      builds libpurlin_cuda.so and
+#                                       libpurlin_host_api.so (CMake, no nvcc
+#                                       kernels), runs python/tests/gpu with
+#                                       pytest, the benchmark, and the C API's
+#                                       figure (purlin-bench) for comparison
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PURLIN_PY_CACHE=$PWD/.pycache-gpu PYTHONPATH=$PWD/python
+# A crash prints its Python stack; output is not lost in a pipe's buffer.
+export PYTHONFAULTHANDLER=1 PYTHONUNBUFFERED=1
+case "${1:-run}" in
+gen)
+  python3 - <<'PY'
+import os, sys
+sys.path.insert(0, "python/tests")
+import purlin
+from collectives import EVEN_SUM, REVERSE
+for n in purlin.STANDARD:
+    print(purlin.compile(os.path.join("examples", n + ".purlin"), target="sm_90"))
+for src in (EVEN_SUM, REVERSE):
+    print(purlin.compile(src, target="sm_90"))
+PY
+  ;;
+stage)
+  dir=${2:?usage: tools/python-gpu.sh stage DIR}
+  [ -d .pycache-gpu ] || "$0" gen
+  rm -rf "$dir" && mkdir -p "$dir"
+  git archive HEAD | tar -x -C "$dir"
+  cp -r .pycache-gpu "$dir/"
+  echo "staged in $dir ($(du -sh "$dir" | cut -f1)); there: cd $(basename "$dir") && bash tools/python-gpu.sh run"
+  ;;
+run)
+  LOG=${OUT:-build-gpu/logs}
+  mkdir -p "$LOG"
+  cmake -G Ninja -S . -B build-gpu -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+    >"$LOG/configure.log" 2>&1 || { tail -30 "$LOG/configure.log"; exit 1; }
+  ninja -C build-gpu -j"$(nproc)" purlin_cuda_api purlin_host_api >"$LOG/build.log" 2>&1 \
+    || { grep -E "error|Error" "$LOG/build.log" | head -30; exit 1; }
+  echo "== libraries built"
+  # The C API's benchmark builds (nvcc) while the tests run.
+  ninja -C build-gpu -j4 purlin-bench >"$LOG/bench-build.log" 2>&1 &
+  bench_build=$!
+  export PURLIN_BUILD_DIR=$PWD/build-gpu
+  # First-use compiles (NVRTC) cached in .jitcache, which a later run may
+  # carry back (OUT gets a copy).
+  export PURLIN_CACHE_DIR=$PWD/.jitcache
+  mkdir -p "$PURLIN_CACHE_DIR"
+  python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+  t0=$(date +%s)
+  timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \
+    python/tests/gpu 2>&1 | tee "$LOG/pytest.log" | tail -60
+  echo "== pytest: $(( $(date +%s) - t0 )) s"
+  [ -n "${OUT:-}" ] && tar czf "$OUT/jitcache.tgz" .jitcache
+  timeout "${BENCH_TIMEOUT:-60}" python3 python/tests/gpu/bench.py 2>&1 | tee "$LOG/bench.log" | tail -5
+  wait $bench_build && build-gpu/tools/purlin-bench/purlin-bench -C all_reduce -g 8 \
+    -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1 2>&1 | tee -a "$LOG/bench.log" | tail -6
+  ;;
+esac
