@@ -156,7 +156,7 @@ Attribute RankAttr::parse(AsmParser &p, Type) {
   if (kind == "every") {
     r = getEvery(ctx);
   } else if (kind == "coord") {
-    int64_t c;
+    int64_t c = 0; // set by parseInteger (gcc -Wmaybe-uninitialized)
     if (failed(p.parseInteger(c)))
       return {};
     r = getChecked([&] { return p.emitError(loc); }, ctx, RankKind::coord, c,
