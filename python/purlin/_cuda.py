@@ -5,7 +5,7 @@ import ctypes
 import functools
 
 from . import _arrays, _host, _paths
-from .errors import PurlinError, status_name
+from .errors import bind_signatures, check_status
 
 _p, _i, _i64, _c = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_char_p
 
@@ -38,17 +38,11 @@ def lib():
         "purlinCollLastPlan": (_c, [_p]),
         "purlinLaunch": (_i, [_p, ctypes.POINTER(Args)]),
     }
-    for name, (res, args) in sig.items():
-        f = getattr(L, name)
-        f.restype, f.argtypes = res, args
-    return L
+    return bind_signatures(L, sig)
 
 
 def check(status, what):
-    if status:
-        msg = lib().purlinGetLastError().decode()
-        raise PurlinError(f"{what}: {msg} ({status_name(status)})",
-                          status_name(status))
+    check_status(status, what, lib().purlinGetLastError)
 
 
 class CudaColl:

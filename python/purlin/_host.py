@@ -5,7 +5,7 @@ import ctypes
 import functools
 
 from . import _paths
-from .errors import PurlinError, status_name
+from .errors import bind_signatures, check_status
 
 _c = ctypes.c_char_p
 _i = ctypes.c_int
@@ -36,17 +36,11 @@ def lib():
         "purlinHostLaunch": (_i, [_p, _c, ctypes.POINTER(_p), _c, _i64]),
         "purlinHostCollLastPlan": (_c, [_p]),
     }
-    for name, (res, args) in sig.items():
-        f = getattr(L, name)
-        f.restype, f.argtypes = res, args
-    return L
+    return bind_signatures(L, sig)
 
 
 def check(status, what):
-    if status:
-        msg = lib().purlinHostLastError().decode()
-        raise PurlinError(f"{what}: {msg} ({status_name(status)})",
-                          status_name(status))
+    check_status(status, what, lib().purlinHostLastError)
 
 
 def binding_text(b):
