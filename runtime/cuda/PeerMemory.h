@@ -100,6 +100,9 @@ private:
     int peer = -1; // a peer's: its rank and allocation base there
     uint64_t peerBase = 0;
   };
+  /// Every rank's outcome of a collective step: `why` (empty: it went
+  /// well) becomes the first failure any rank reports, or the exchange's.
+  void shareOutcome(std::string &why);
   bool allocVmm(int64_t bytes, std::vector<void *> &out, std::string &error);
   bool allocIpc(int64_t bytes, std::vector<void *> &out, std::string &error);
   bool mapHandle(uint64_t handle, size_t size, uint64_t &va,

@@ -100,6 +100,19 @@ bool ProcessPeerMemory::agree(const std::string &what, std::string &error) {
   return true;
 }
 
+void ProcessPeerMemory::shareOutcome(std::string &why) {
+  if (s_.boot->broken())
+    return;
+  std::vector<std::string> verdict;
+  std::string mine = why.empty() ? std::string("1") : "0" + why, e2;
+  if (!s_.boot->allGather(mine, verdict, e2))
+    why = why.empty() ? e2 : why;
+  for (int r = 0; r < (int)verdict.size() && why.empty(); ++r)
+    if (verdict[r].empty() || verdict[r][0] != '1')
+      why = verdict[r].size() > 1 ? verdict[r].substr(1)
+                                  : rankText(r) + " failed";
+}
+
 bool ProcessPeerMemory::mapHandle(uint64_t handle, size_t size, uint64_t &va,
                                   std::string &error) {
   std::string e;
@@ -283,16 +296,7 @@ bool ProcessPeerMemory::allocVmm(int64_t bytes, std::vector<void *> &out,
     if (f >= 0)
       ::close(f);
   // Agree on the outcome of the mapping too.
-  std::vector<std::string> verdict;
-  if (!s_.boot->broken()) {
-    std::string mine = why.empty() ? std::string("1") : "0" + why, e2;
-    if (!s_.boot->allGather(mine, verdict, e2))
-      why = why.empty() ? e2 : why;
-    for (int r = 0; r < R && why.empty(); ++r)
-      if (verdict[r].empty() || verdict[r][0] != '1')
-        why = verdict[r].size() > 1 ? verdict[r].substr(1)
-                                    : rankText(r) + " failed";
-  }
+  shareOutcome(why);
   if (!why.empty()) {
     error = why;
     for (void *p : out)
@@ -362,16 +366,7 @@ bool ProcessPeerMemory::allocIpc(int64_t bytes, std::vector<void *> &out,
     m.peer = r;
     maps_.push_back(m);
   }
-  std::vector<std::string> verdict;
-  if (!s_.boot->broken()) {
-    std::string mine = why.empty() ? std::string("1") : "0" + why, e2;
-    if (!s_.boot->allGather(mine, verdict, e2))
-      why = why.empty() ? e2 : why;
-    for (int r = 0; r < R && why.empty(); ++r)
-      if (verdict[r].empty() || verdict[r][0] != '1')
-        why = verdict[r].size() > 1 ? verdict[r].substr(1)
-                                    : rankText(r) + " failed";
-  }
+  shareOutcome(why);
   if (!why.empty()) {
     error = why;
     for (int r = 0; r < R; ++r)

@@ -157,16 +157,7 @@ bool ProcessPeerMemory::registerBuffer(void *ptr, size_t bytes,
   for (int f : fds)
     if (f >= 0)
       ::close(f);
-  std::vector<std::string> verdict;
-  if (!s_.boot->broken()) {
-    std::string mine = why.empty() ? std::string("1") : "0" + why, e2;
-    if (!s_.boot->allGather(mine, verdict, e2))
-      why = why.empty() ? e2 : why;
-    for (int r = 0; r < R && why.empty(); ++r)
-      if (verdict[r].empty() || verdict[r][0] != '1')
-        why = verdict[r].size() > 1 ? verdict[r].substr(1)
-                                    : "rank " + std::to_string(r) + " failed";
-  }
+  shareOutcome(why);
   if (!why.empty()) {
     error = why;
     std::vector<void *> undo(R, nullptr);
