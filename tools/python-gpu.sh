@@ -9,8 +9,11 @@
 #   there: tools/python-gpu.sh run      builds libpurlin_cuda.so and
 #                                       libpurlin_host_api.so (CMake, no nvcc
 #                                       kernels), runs python/tests/gpu with
-#                                       pytest, the benchmark, and the C API's
-#                                       figure (purlin-bench) for comparison
+#                                       pytest (virtual ranks; then 2, 4, 8
+#                                       processes under a private MPS daemon,
+#                                       PYTEST_MP=0 skips them), the
+#                                       benchmark, and the C API's figure
+#                                       (purlin-bench) for comparison
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PURLIN_PY_CACHE=$PWD/.pycache-gpu PYTHONPATH=$PWD/python
@@ -57,8 +60,26 @@ run)
   python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
   t0=$(date +%s)
   timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \
-    python/tests/gpu 2>&1 | tee "$LOG/pytest.log" | tail -60
-  echo "== pytest: $(( $(date +%s) - t0 )) s"
+    python/tests/gpu/test_gpu.py 2>&1 | tee "$LOG/pytest.log" | tail -40
+  echo "== pytest (virtual ranks): $(( $(date +%s) - t0 )) s"
+  # One process per GPU: 2, 4, 8 processes under an MPS daemon of our own
+  # (private pipe and log folders; stopped however this script ends).
+  if [ "${PYTEST_MP:-1}" = 1 ]; then
+    mps=$(mktemp -d /tmp/purlin-mps-XXXXXX)
+    export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1; rm -rf "$mps"' EXIT
+    nvidia-cuda-mps-control -d && echo "== MPS: on" || echo "== MPS: off"
+    export PURLIN_MP_REPORT=$LOG/mp-ranks.txt
+    t0=$(date +%s)
+    timeout "${PYTEST_MP_TIMEOUT:-240}" python3 -m pytest -q -p no:cacheprovider \
+      --durations=4 python/tests/gpu/test_mp.py 2>&1 | tee "$LOG/pytest-mp.log" | tail -30
+    echo "== pytest (processes): $(( $(date +%s) - t0 )) s"
+    cat "$PURLIN_MP_REPORT" 2>/dev/null
+    echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    sleep 1
+  fi
   [ -n "${OUT:-}" ] && tar czf "$OUT/jitcache.tgz" .jitcache
   timeout "${BENCH_TIMEOUT:-60}" python3 python/tests/gpu/bench.py 2>&1 | tee "$LOG/bench.log" | tail -5
   wait $bench_build && build-gpu/tools/purlin-bench/purlin-bench -C all_reduce -g 8 \

@@ -18,6 +18,15 @@ class Args(ctypes.Structure):
                 ("streams", ctypes.POINTER(_p))]
 
 
+# purlinBootstrapCallbacks: the application's all-gather (and barrier).
+ALLGATHER = ctypes.CFUNCTYPE(_i, _p, _p, ctypes.c_size_t, _p)
+BARRIER = ctypes.CFUNCTYPE(_i, _p)
+
+
+class BootstrapCallbacks(ctypes.Structure):
+    _fields_ = [("allgather", ALLGATHER), ("barrier", BARRIER), ("ctx", _p)]
+
+
 @functools.lru_cache(maxsize=None)
 def lib():
     _host.lib()  # loaded globally first: a collective's host build needs it
@@ -37,6 +46,15 @@ def lib():
         "purlinCollPrepare": (_i, [_p, ctypes.POINTER(_i), _i, ctypes.POINTER(_i), _i]),
         "purlinCollLastPlan": (_c, [_p]),
         "purlinLaunch": (_i, [_p, ctypes.POINTER(Args)]),
+        # one process per GPU (process.py)
+        "purlinCommInitRankCallbacks": (_i, [ctypes.POINTER(_p), _i, _i, _i,
+                                             ctypes.POINTER(BootstrapCallbacks)]),
+        "purlinCommAbort": (_i, [_p]),
+        "purlinCommRank": (_i, [_p]),
+        "purlinMemAlloc": (_i, [_p, ctypes.c_size_t, ctypes.POINTER(_p)]),
+        "purlinMemFree": (_i, [_p, _p]),
+        "purlinCommRegister": (_i, [_p, _p, ctypes.c_size_t]),
+        "purlinCommDeregister": (_i, [_p, _p]),
     }
     return bind_signatures(L, sig)
 
@@ -71,7 +89,7 @@ class CudaColl:
         self.prepared = set()
         self.graveyard = []  # instances a larger one replaced (kernels may run)
         self.nbuf = len(self.buffers)
-        self.ptrs = (_p * (comm.nranks * self.nbuf))()
+        self.ptrs = (_p * (comm.local_ranks * self.nbuf))()
         self.stream = (_p * 1)()
         self.args_cache = {}
 

@@ -90,7 +90,8 @@ class Collective:
         if tbound:
             b.dtype = tbound
         for name, _, t in self.buffers:
-            for r, a in enumerate(arrays[name]):
+            for k, a in enumerate(arrays[name]):
+                r = self.comm.first_rank + k
                 want = b.dtype if t == self.type_param else t
                 if want is None:
                     b.dtype = want = a.dtype
@@ -173,13 +174,14 @@ class Collective:
         if missing:
             raise ValueError(f"{self.name}: buffer '{missing[0]}' is missing")
         b = self.bind(arrays, kwargs)
-        ptrs = [0] * (self.comm.nranks * len(self.buffers))
+        ptrs = [0] * (self.comm.local_ranks * len(self.buffers))
         nb = len(self.buffers)
         for i, (name, is_out, _) in enumerate(self.buffers):
             want = self.impl.elems(b, i)
             if want is None:
                 self.impl.elems_or_raise(b, i)
-            for r, a in enumerate(arrays[name]):
+            for k, a in enumerate(arrays[name]):
+                r = self.comm.first_rank + k
                 if a.numel != want:
                     raise ValueError(
                         f"{self.name}: buffer '{name}' of rank {r} has {a.numel} "
@@ -187,20 +189,24 @@ class Collective:
                 if is_out and not a.writable:
                     raise ValueError(f"{self.name}: output '{name}' of rank {r} "
                                      "is read-only")
-                ptrs[r * nb + i] = a.ptr
+                ptrs[k * nb + i] = a.ptr
         self.last_plan = self.impl.launch(b, ptrs, strategy)
         return None
 
     def _ranks_of(self, name, value):
+        L = self.comm.local_ranks
+        if L == 1 and self.comm.nranks > 1 and not isinstance(value, (list, tuple)):
+            value = [value]  # one process per GPU: this rank's array alone
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"{self.name}: buffer '{name}' takes a list of "
-                            f"{self.comm.nranks} arrays, one per rank")
-        if len(value) != self.comm.nranks:
+                            f"{L} arrays, one per rank")
+        if len(value) != L:
             raise ValueError(f"{self.name}: buffer '{name}' has {len(value)} "
-                             f"arrays; the communicator has {self.comm.nranks} "
-                             "ranks")
+                             f"arrays; the communicator has {L} ranks in "
+                             "this process")
         out = []
-        for r, a in enumerate(value):
+        for i, a in enumerate(value):
+            r = self.comm.first_rank + i
             info = _arrays.describe(a, f"{self.name}: buffer '{name}' of rank {r}")
             self.comm.check_array(info, f"{self.name}: buffer '{name}' of rank {r}", r)
             out.append(info)

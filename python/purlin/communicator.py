@@ -46,6 +46,11 @@ class Communicator:
         if not 1 <= int(nranks) <= 32:
             raise ValueError(f"nranks={nranks}: a communicator has 1 to 32 ranks")
         self.nranks = int(nranks)
+        # The ranks this process runs: all of them (virtual ranks), or one
+        # (one process per GPU: ProcessCommunicator), from first_rank on.
+        # A call takes one array per local rank.
+        self.local_ranks = self.nranks
+        self.first_rank = 0
         self.device = device
         self.target = target
         self._std = {}
@@ -64,15 +69,21 @@ class Communicator:
         raise ValueError(f"device {device!r}: purlin runs on 'cpu' or 'cuda[:N]'")
 
     @staticmethod
-    def from_process_group(group=None, device=None):
-        """One process per GPU over a torch.distributed group: needs the
-        runtime's multi-process communicators (purlinCommInitRank,
-        symmetric memory), which Python does not bind yet."""
-        raise NotImplementedError(
-            "purlin.Communicator.from_process_group: one process per GPU is not "
-            "bound in Python yet (the C API's purlinCommInitRank and "
-            "purlinMemAlloc are); use Communicator.local(nranks, 'cuda:0') for "
-            "virtual ranks in one process")
+    def from_process_group(group=None, device=None, store=None, target=None):
+        """This process's rank of a communicator of one process per GPU,
+        over a torch.distributed group (default: the world). Collective:
+        every process of the group calls it. The bootstrap goes through the
+        group's store (default: the one init_process_group made; any
+        backend, gloo or nccl), so purlin needs no rendezvous of its own.
+        `device`: this process's GPU (default torch's current device).
+        Calls then take this rank's tensor alone: ``comm.all_reduce(t)``."""
+        try:
+            import torch.distributed  # noqa: F401
+        except ImportError as e:
+            raise ImportError("purlin.Communicator.from_process_group needs torch "
+                              "(torch.distributed and CUDA)") from e
+        from .process import ProcessCommunicator
+        return ProcessCommunicator.from_process_group(group, device, store, target)
 
     # -- collectives -----------------------------------------------------
     def compile(self, path_or_source, **bind):

@@ -59,12 +59,8 @@ class CudaCommunicator(Communicator):
         super().__init__(nranks, f"cuda:{index}", target or _gpu_target(index))
         self.index = index
         self.tdevice = torch.device("cuda", index)
-        devs = (ctypes.c_int * self.nranks)(*([index] * self.nranks))
-        h = ctypes.c_void_p()
         with torch.cuda.device(index):
-            _cuda.check(_cuda.lib().purlinCommCreate(ctypes.byref(h), self.nranks, devs),
-                        "purlinCommCreate")
-        self.handle = h
+            self.handle = self._create_handle()
         self.id = len(_COMMS)
         _COMMS[self.id] = self
         self._impls = []  # every CudaColl made here, closed with the comm
@@ -74,6 +70,15 @@ class CudaCommunicator(Communicator):
             atexit.register(_close_all)
         from . import torch_ops
         torch_ops.register()
+
+    def _create_handle(self):
+        """The C API's communicator: virtual ranks, all on this GPU."""
+        from . import _cuda
+        devs = (ctypes.c_int * self.nranks)(*([self.index] * self.nranks))
+        h = ctypes.c_void_p()
+        _cuda.check(_cuda.lib().purlinCommCreate(ctypes.byref(h), self.nranks, devs),
+                    "purlinCommCreate")
+        return h
 
     def load(self, path_or_compiled, **bind):
         coll = super().load(path_or_compiled, **bind)
@@ -98,9 +103,14 @@ class CudaCommunicator(Communicator):
             impl.close()
         self._impls = []
         self._std = {}
+        self._release()
         _cuda.lib().purlinCommDestroy(self.handle)
         self.handle = None
         _COMMS.pop(self.id, None)
+
+    def _release(self):
+        """What the communicator holds besides its collectives (symmetric
+        memory, registrations: ProcessCommunicator), freed before it."""
 
     def current_stream(self):
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -129,22 +139,32 @@ class CudaCommunicator(Communicator):
     def _compiling(self):
         return torch.compiler.is_compiling()
 
+    def _ranks(self, t):
+        """One process per GPU takes this rank's tensor alone."""
+        if self.local_ranks == 1 and isinstance(t, torch.Tensor):
+            return [t]
+        return t
+
     def all_reduce(self, tensors, op="sum"):
+        tensors = self._ranks(tensors)
         if self._compiling():
             return torch.ops.purlin.all_reduce_(tensors, self.id, op_name(op))
         self.run_standard("all_reduce", tensors, tensors, 0, op_name(op))
 
     def broadcast(self, tensors, src=0):
+        tensors = self._ranks(tensors)
         if self._compiling():
             return torch.ops.purlin.broadcast_(tensors, self.id, int(src))
         self.run_standard("broadcast", tensors, tensors, src, "sum")
 
     def reduce(self, tensors, dst=0, op="sum"):
+        tensors = self._ranks(tensors)
         if self._compiling():
             return torch.ops.purlin.reduce_(tensors, self.id, int(dst), op_name(op))
         self.run_standard("reduce", tensors, tensors, dst, op_name(op))
 
     def _out_of_place(self, name, output, input, root=0, op="sum"):
+        output, input = self._ranks(output), self._ranks(input)
         if self._compiling():
             return torch.ops.purlin.collective(input, output, self.id, name, int(root), op)
         self.run_standard(name, input, output, root, op)
@@ -171,10 +191,15 @@ class CudaCommunicator(Communicator):
         if not torch.compiler.is_compiling():
             return False
         ins, outs, layout, params = [], [], [], []
+        kwargs = dict(kwargs)
+        for name, _, _ in coll.buffers:
+            if name in kwargs:
+                kwargs[name] = self._ranks(kwargs[name])
         outputs = [n for n, o, _ in coll.buffers if o]
         for name, is_out, _ in coll.buffers:
             v = kwargs[name]
-            same = next((o for o in outputs if not is_out and kwargs[o] is v), None)
+            same = next((o for o in outputs if not is_out and _same_buffers(kwargs[o], v)),
+                        None)
             if same is not None:
                 layout.append(name + "=@" + same)
             elif is_out:
@@ -193,13 +218,13 @@ class CudaCommunicator(Communicator):
     def run_standard(self, name, xs, ys, root, op):
         """The eager path of a standard call: the checks in Python, one
         launch through the C API (no binding text, cached arguments)."""
-        R = self.nranks
+        R, L, r0 = self.nranks, self.local_ranks, self.first_rank
         torch = self.torch
         if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
-            raise TypeError(f"{name}: takes a list of {R} tensors, one per rank")
-        if len(xs) != R or len(ys) != R:
+            raise TypeError(f"{name}: takes a list of {L} tensors, one per rank")
+        if len(xs) != L or len(ys) != L:
             raise ValueError(f"{name}: {len(xs)} inputs and {len(ys)} outputs; "
-                             f"the communicator has {R} ranks")
+                             f"the communicator has {L} ranks in this process")
         x0 = xs[0]
         if not isinstance(x0, torch.Tensor):
             raise TypeError(f"{name}: expected torch tensors, got {type(x0).__name__}")
@@ -213,22 +238,23 @@ class CudaCommunicator(Communicator):
         nx = x0.numel()
         C = nx // fx
         if C * fx != nx:
-            raise ValueError(f"{name}: input of rank 0 has {nx} elements, not a "
-                             f"multiple of the {R} ranks")
+            raise ValueError(f"{name}: input of rank {r0} has {nx} elements, not "
+                             f"a multiple of the {R} ranks")
         if name in _ROOTED and not 0 <= int(root) < R:
             raise ValueError(f"{name}: root {root} outside [0, {R})")
         inplace = xs is ys
         ptrs = []
         dev = self.index
         xdt = x0.dtype
-        for r in range(R):
-            for t, f, what in ((xs[r], fx, "input"), (ys[r], fy, "output")):
+        for k in range(L):
+            r = r0 + k
+            for t, f, what in ((xs[k], fx, "input"), (ys[k], fy, "output")):
                 if (type(t) is not torch.Tensor and not isinstance(t, torch.Tensor)):
                     raise TypeError(f"{name}: {what} of rank {r} is a "
                                     f"{type(t).__name__}, not a torch tensor")
                 if t.dtype != xdt:
                     raise TypeError(f"{name}: {what} of rank {r} is {t.dtype}; "
-                                    f"rank 0's input is {xdt}")
+                                    f"rank {r0}'s input is {xdt}")
                 if t.get_device() != dev:
                     raise ValueError(f"{name}: {what} of rank {r} is on {t.device}; "
                                      f"this communicator runs on {self.device}")
@@ -237,7 +263,7 @@ class CudaCommunicator(Communicator):
                 if t.numel() != f * C:
                     raise ValueError(f"{name}: {what} of rank {r} has {t.numel()} "
                                      f"elements; the call needs {f * C} "
-                                     f"(C={C}, from rank 0's input)")
+                                     f"(C={C}, from rank {r0}'s input)")
                 p = t.data_ptr()
                 ptrs.append(p)
                 if inplace:  # the output is the input: checked once
@@ -249,3 +275,14 @@ class CudaCommunicator(Communicator):
         vals = tuple(C if n == "C" else int(root) for n in impl.scalar_names)
         opn = _arrays.OPS.index(op) if name in _REDUCES else 0
         impl.launch_fast(_arrays.DTYPES.index(dt), opn, vals, ptrs)
+
+
+def _same_buffers(a, b):
+    """Whether two arguments name the same tensors: the same tensor, or lists
+    of the same tensors. Compared tensor by tensor, as Dynamo traces ``is``
+    between tensors but not between two lists."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return False
+    return a is b

@@ -1,0 +1,235 @@
+"""One rank of test_mp.py's runs: a process of a torch.distributed (gloo)
+group on GPU 0, with purlin.Communicator.from_process_group. Every rank
+builds every rank's inputs from seeds (on the CPU, so all agree), computes
+the reference in plain torch on the CPU, runs the call on the GPU into
+poisoned outputs and compares bit for bit. A failed check raises (the
+parent reports the rank's traceback); a summary line per rank is written to
+OUTDIR/rank-R.txt."""
+import os
+import time
+
+import torch
+import torch.distributed as dist
+
+import purlin
+from purlin.errors import PurlinError
+
+DEV = "cuda:0"
+LOW = {torch.float16, torch.bfloat16}
+_CHECKS = [0]
+
+
+def inputs(dtype, n, seed, R):
+    """Every rank's input (CPU tensors): small integers, exact in every
+    type; sums of 8 stay in range."""
+    out = []
+    for r in range(R):
+        g = torch.Generator().manual_seed(seed * 131 + r)
+        v = torch.randint(-3, 4, (n,), generator=g)
+        out.append(v.to(torch.float32).to(dtype) if dtype in LOW else v.to(dtype))
+    return out
+
+
+def ref_reduce(xs, op):
+    """In ascending rank order; bf16/f16 accumulated in f32, rounded once."""
+    acc_t = torch.float32 if xs[0].dtype in LOW else xs[0].dtype
+    acc = xs[0].to(acc_t)
+    for x in xs[1:]:
+        acc = {"sum": torch.add, "max": torch.maximum}[op](acc, x.to(acc_t))
+    return acc.to(xs[0].dtype)
+
+
+def same(got, want, what):
+    got = got.detach().cpu().contiguous()
+    want = want.contiguous()
+    _CHECKS[0] += 1
+    if got.dtype != want.dtype or got.shape != want.shape or not torch.equal(
+            got.view(torch.uint8), want.view(torch.uint8)):
+        bad = (got.view(torch.uint8) != want.view(torch.uint8)).nonzero()
+        raise AssertionError(f"{what}: {bad.numel()} bytes differ, first at "
+                             f"{bad[:3].flatten().tolist()}: got {got.flatten()[:8]}, "
+                             f"want {want.flatten()[:8]}")
+
+
+class Pools:
+    """Buffers by byte offset in two places of each kind: symmetric memory
+    (comm.empty) and an ordinary torch allocation registered once; a view
+    at the same offset on every rank."""
+
+    def __init__(self, comm, nbytes):
+        self.sym = [comm.empty((nbytes,), torch.uint8) for _ in range(2)]
+        self.reg = [comm.register(torch.empty(nbytes, dtype=torch.uint8, device=DEV))
+                    for _ in range(2)]
+
+    def get(self, kind, i, dtype, n):
+        base = (self.sym if kind == "sym" else self.reg)[i]
+        esz = torch.empty((), dtype=dtype).element_size()
+        return base[:n * esz].view(dtype)
+
+
+def fill(buf, cpu):
+    buf.copy_(cpu.to(DEV))
+
+
+def poison(buf):
+    buf.view(torch.uint8).fill_(0x5A)
+
+
+def standard_calls(comm, pools, rank, R, seed):
+    dtypes = [(torch.float32, "sum"), (torch.bfloat16, "sum"), (torch.int32, "sum"),
+              (torch.float32, "max")]
+    for kind in ("sym", "reg"):
+        for C in (0, 1, 1000, 65537):
+            for dtype, op in dtypes:
+                seed += 1
+                xs = inputs(dtype, C, seed, R)
+                want = ref_reduce(xs, op) if C else xs[rank]
+                # all_reduce, in place
+                t = pools.get(kind, 0, dtype, C)
+                fill(t, xs[rank])
+                comm.all_reduce(t, op=op)
+                same(t, want, f"all_reduce {kind} {dtype} {op} C={C} in place")
+                # out of place through the generic path
+                x, y = pools.get(kind, 0, dtype, C), pools.get(kind, 1, dtype, C)
+                fill(x, xs[rank])
+                poison(y)
+                comm.standard("all_reduce")(x=x, y=y, op=op)
+                same(y, want, f"all_reduce {kind} {dtype} {op} C={C} out of place")
+            if C == 0:
+                continue
+            for dtype in (torch.float32, torch.bfloat16):
+                seed += 1
+                xs = inputs(dtype, C, seed, R)
+                x = pools.get(kind, 0, dtype, C)
+                y = pools.get(kind, 1, dtype, R * C)
+                fill(x, xs[rank])
+                poison(y)
+                comm.all_gather_into_tensor(y, x)
+                same(y, torch.cat(xs), f"all_gather {kind} {dtype} C={C}")
+                big = inputs(dtype, R * C, seed + 7, R)
+                x = pools.get(kind, 0, dtype, R * C)
+                fill(x, big[rank])
+                y = pools.get(kind, 1, dtype, C)
+                poison(y)
+                comm.reduce_scatter_tensor(y, x)
+                same(y, ref_reduce(big, "sum")[rank * C:(rank + 1) * C],
+                     f"reduce_scatter {kind} {dtype} C={C}")
+                y = pools.get(kind, 1, dtype, R * C)
+                poison(y)
+                comm.all_to_all_single(y, x)
+                same(y, torch.cat([big[s][rank * C:(rank + 1) * C] for s in range(R)]),
+                     f"all_to_all {kind} {dtype} C={C}")
+                t = pools.get(kind, 0, dtype, C)
+                fill(t, xs[rank])
+                comm.broadcast(t, src=R - 1)
+                same(t, xs[R - 1], f"broadcast {kind} {dtype} C={C}")
+                fill(t, xs[rank])
+                comm.reduce(t, dst=1 % R, op="max")
+                same(t, ref_reduce(xs, "max") if rank == 1 % R else xs[rank],
+                     f"reduce {kind} {dtype} C={C}")
+                x = pools.get(kind, 0, dtype, C)
+                fill(x, xs[rank])
+                y = pools.get(kind, 1, dtype, R * C)
+                poison(y)
+                mark = y.detach().cpu().clone()
+                comm.gather(y, x, dst=0)
+                same(y, torch.cat(xs) if rank == 0 else mark, f"gather {kind} {dtype} C={C}")
+                x = pools.get(kind, 0, dtype, R * C)
+                fill(x, big[rank])
+                y = pools.get(kind, 1, dtype, C)
+                poison(y)
+                comm.scatter(y, x, src=1 % R)
+                same(y, big[1 % R][rank * C:(rank + 1) * C], f"scatter {kind} {dtype} C={C}")
+    return seed
+
+
+def user_collective(comm, pools, rank, R):
+    from collectives import REVERSE
+    rev = comm.load(REVERSE)
+    for C in (1, 4099):
+        xs = inputs(torch.bfloat16, C, 77 + C, R)
+        x = pools.get("reg", 0, torch.bfloat16, C)
+        y = pools.get("reg", 1, torch.bfloat16, C)
+        fill(x, xs[rank])
+        poison(y)
+        rev(x=x, y=y)
+        same(y, xs[R - 1 - rank].flip(0), f"reverse_ranks C={C}")
+
+
+def graph_replays(comm, pools, rank, R):
+    C = 4096
+    buf = pools.get("reg", 0, torch.bfloat16, C)
+    src = torch.empty(C, dtype=torch.bfloat16, device=DEV)
+    fill(src, inputs(torch.bfloat16, C, 5, R)[rank])
+    buf.copy_(src)
+    comm.all_reduce(buf)  # kernels and instance ready before the capture
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        buf.copy_(src)
+        comm.all_reduce(buf)
+    for i in range(1000):
+        if i % 250 == 0:
+            xs = inputs(torch.bfloat16, C, 1000 + i, R)
+            fill(src, xs[rank])
+        g.replay()
+        if i % 250 == 0 or i == 999:
+            torch.cuda.synchronize()
+            same(buf, ref_reduce(xs, "sum"), f"graph replay {i}")
+    comm.check()
+
+
+def bad_calls(comm, rank, R):
+    t = torch.ones(64, device=DEV)  # neither symmetric nor registered
+    try:
+        comm.all_reduce(t)
+    except PurlinError as e:
+        if e.status != "PURLIN_ERR_NOT_REGISTERED":
+            raise AssertionError(f"unregistered buffer: {e.status}: {e}")
+    else:
+        raise AssertionError("an unregistered buffer was accepted")
+    try:
+        comm.all_reduce([t, t])
+    except ValueError as e:
+        assert "1 ranks in this process" in str(e), e
+    else:
+        raise AssertionError("two tensors on one rank were accepted")
+
+
+def timing(comm, pools):
+    t = pools.get("sym", 0, torch.bfloat16, 4096)  # 8 KiB
+    for _ in range(100):
+        comm.all_reduce(t)
+    torch.cuda.synchronize()
+    n = 1000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        comm.all_reduce(t)
+    host = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    total = (time.perf_counter() - t0) / n * 1e6
+    return host, total
+
+
+def main(rank, R, init_file, outdir):
+    torch.cuda.set_device(0)
+    dist.init_process_group("gloo", init_method="file://" + init_file, rank=rank,
+                            world_size=R)
+    t0 = time.perf_counter()
+    comm = purlin.Communicator.from_process_group()
+    t_init = time.perf_counter() - t0
+    try:
+        assert comm.rank == rank and comm.nranks == R
+        pools = Pools(comm, 8 * 65537 * 4 * 2)
+        standard_calls(comm, pools, rank, R, 0)
+        user_collective(comm, pools, rank, R)
+        graph_replays(comm, pools, rank, R)
+        bad_calls(comm, rank, R)
+        host, total = timing(comm, pools)
+        with open(os.path.join(outdir, f"rank-{rank}.txt"), "w") as fh:
+            fh.write(f"rank {rank} of {R}: {_CHECKS[0]} checks passed; init "
+                     f"{t_init * 1e3:.0f} ms; 8 KiB all_reduce bf16 eager: host "
+                     f"{host:.2f} us/call, {total:.2f} us/call end to end\n")
+    finally:
+        comm.close()
+        dist.destroy_process_group()
