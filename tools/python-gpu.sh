@@ -59,12 +59,14 @@ run)
   mkdir -p "$PURLIN_CACHE_DIR"
   python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
   t0=$(date +%s)
-  timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \
-    python/tests/gpu/test_gpu.py 2>&1 | tee "$LOG/pytest.log" | tail -40
-  echo "== pytest (virtual ranks): $(( $(date +%s) - t0 )) s"
+  if [ "${PYTEST:-1}" = 1 ]; then  # PYTEST=0: the benchmarks alone
+    timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \
+      python/tests/gpu/test_gpu.py 2>&1 | tee "$LOG/pytest.log" | tail -40
+    echo "== pytest (virtual ranks): $(( $(date +%s) - t0 )) s"
+  fi
   # One process per GPU: 2, 4, 8 processes under an MPS daemon of our own
   # (private pipe and log folders; stopped however this script ends).
-  if [ "${PYTEST_MP:-1}" = 1 ]; then
+  if [ "${PYTEST_MP:-${PYTEST:-1}}" = 1 ]; then
     mps=$(mktemp -d /tmp/purlin-mps-XXXXXX)
     export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"

@@ -176,6 +176,7 @@ class CudaColl:
                 self.args_cache[key] = a
         self.ptrs[:] = ptrs
         self.stream[0] = self.comm.current_stream()
+        self.last_args = a
         st = lib().purlinLaunch(self.coll, ctypes.byref(a))
         if st:
             check(st, self.name)

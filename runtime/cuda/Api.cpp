@@ -67,6 +67,8 @@ const char *purlinStatusString(purlinStatus s) {
     return "bootstrap failed";
   case PURLIN_ERR_NOT_REGISTERED:
     return "buffer not registered";
+  case PURLIN_ERR_MISMATCH:
+    return "ranks called with other arguments";
   }
   return "unknown status";
 }

@@ -89,12 +89,34 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
 }
 } // namespace
 
+/// The arguments every rank of a multi-process launch must agree on, hashed
+/// (FNV-1a over 64-bit words): element type, op, scalars, table entries.
+/// The buffers differ by rank and are not in it.
+static uint32_t callFingerprint(const purlinArgs *a) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix((uint64_t)a->dtype);
+  mix((uint64_t)a->op);
+  mix((uint64_t)a->nscalars);
+  for (int i = 0; a->scalars && i < a->nscalars; ++i)
+    mix((uint64_t)a->scalars[i]);
+  mix((uint64_t)a->ntableWords);
+  for (int i = 0; a->tables && i < a->ntableWords; ++i)
+    mix((uint64_t)a->tables[i]);
+  return (uint32_t)(h ^ (h >> 32));
+}
+
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c || !a)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
   purlinComm *comm = c->comm;
-  if (purlinCommCheck(comm) != PURLIN_SUCCESS)
-    return PURLIN_ERR_TIMEOUT;
+  if (purlinStatus st = purlinCommCheck(comm))
+    return st; // a device error (timeout, mismatch) is sticky
   const Collective &d = c->desc;
   int op = exec::kCopy;
   if (purlinStatus st = typeAndOp(c, a->dtype, a->op, op))
@@ -108,6 +130,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       comm->devices.size() == 1 && !comm->multiProcess && oneLaunchAllowed();
   if (purlinStatus st = bindScalars(c, a, S))
     return st;
+  if (comm->multiProcess)
+    S.fingerprint = callFingerprint(a);
   // Tables, buffer sizes and the executor's parameters: evaluated once per
   // distinct (scalars, table entries), then cached.
   if (purlinStatus st = bindLaunch(c, a))

@@ -413,12 +413,6 @@ int checkedAllReduce(purlinComm_t comm, const Coll &c, int rank, int R,
   return wrong ? 1 : 0;
 }
 
-/// Rank 1 creates the all_reduce with another maximum count: every rank's
-/// purlinCollCreate fails, naming what rank 1 said; the communicator stays
-/// usable (an all_reduce created alike afterwards is checked). A launch
-/// with another count than the peers' is not detected (no per-launch
-/// fingerprint yet).
-
 int caseSplit(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
   purlinComm_t comm, sub = nullptr;

@@ -110,6 +110,14 @@ int caseAbsent(const Options &o, const purlinUniqueId &id, int rank) {
 /// An all_reduce (f32 sum) of `C` on `comm`, checked against the host sum
 /// of every rank's input (rank q's element i: (i % 97) + q, exact in f32).
 
+/// Rank 1 creates the all_reduce with another maximum count: every rank's
+/// purlinCollCreate fails, naming what rank 1 said; the communicator stays
+/// usable (an all_reduce created alike afterwards is checked). Then rank 1
+/// launches an all_reduce with count 4095 where its peers pass 4096 (the
+/// same plan): every rank stops at its first wait on a peer of the other
+/// fingerprint, and purlinCommCheck reports PURLIN_ERR_MISMATCH within
+/// seconds (not the 10 s timeout); purlinCommAbort then frees the
+/// communicator.
 int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
   auto cs = loadColls(o);
@@ -125,7 +133,27 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   int bad = st != PURLIN_ERR_INVALID_ARGUMENT ||
             msg.find(rank == 1 ? "4096" : "4097") == std::string::npos;
   bad += checkedAllReduce(comm, *c, rank, R, 4096);
-  MP_OK(purlinCommDestroy(comm));
+
+  MP_OK(purlinCollCreate(&h, comm, c->info, "C=4096"));
+  float *x, *y;
+  MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&x));
+  MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&y));
+  int64_t C = rank == 1 ? 4095 : 4096;
+  void *bufs[2] = {x, y};
+  purlinArgs a = {PURLIN_F32, PURLIN_SUM, &C, 1, nullptr, 0, bufs, nullptr};
+  auto t0 = Clock::now();
+  MP_OK(purlinLaunch(h, &a));
+  MP_CU(cudaDeviceSynchronize());
+  st = purlinCommCheck(comm);
+  const double secs = since(t0);
+  msg = purlinGetLastError();
+  std::printf("rank %d: a launch with C=%lld: %s in %.2f s: %s\n", rank,
+              (long long)C, purlinStatusString(st), secs, msg.c_str());
+  bad += st != PURLIN_ERR_MISMATCH || secs > 5 ||
+         msg.find("other arguments") == std::string::npos;
+  // Sticky: the next launch returns it too, without launching.
+  bad += purlinLaunch(h, &a) != PURLIN_ERR_MISMATCH;
+  MP_OK(purlinCommAbort(comm));
   return bad ? 1 : 0;
 }
 

@@ -25,7 +25,9 @@
 //       split    purlinCommSplit into two groups (colors r % 2) running
 //                all_reduce and all_gather at once, checked
 //       mismatch one rank creates the all_reduce with another maximum:
-//                every rank's purlinCollCreate fails, naming it
+//                every rank's purlinCollCreate fails, naming it; then
+//                launches with another count: PURLIN_ERR_MISMATCH on
+//                every rank within seconds
 //       bench    setup costs, per-launch host time, 8 KiB all_reduce
 // PURLIN_MP_MEMORY=vmm|ipc picks how memory is shared (default: VMM when
 // the GPU has it).
@@ -89,7 +91,9 @@ int argChecks() {
   check(std::strcmp(purlinStatusString(PURLIN_ERR_BOOTSTRAP),
                     "bootstrap failed") == 0 &&
             std::strcmp(purlinStatusString(PURLIN_ERR_NOT_REGISTERED),
-                        "buffer not registered") == 0,
+                        "buffer not registered") == 0 &&
+            std::strcmp(purlinStatusString(PURLIN_ERR_MISMATCH),
+                        "ranks called with other arguments") == 0,
         "status strings");
   // One rank alone: a communicator where a GPU answers, NO_DEVICE where
   // none does; never a wait for peers.

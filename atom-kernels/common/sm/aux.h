@@ -16,8 +16,20 @@ namespace sm {
 constexpr int kAuxWords = 3;
 constexpr uint64_t kDefaultTimeoutNs = 10ull * 1000 * 1000 * 1000; // 10 s
 
-/// Error word values: 0 none; else kErrTimeout | rank << 8 | lane << 20.
+/// Error word values: 0 none; else CODE | rank << 8 | lane << 20, CODE
+/// kErrTimeout (a peer never arrived) or kErrMismatch (a peer's signal of
+/// this launch carries another fingerprint: it called with other
+/// arguments).
 constexpr uint32_t kErrTimeout = 1;
+constexpr uint32_t kErrMismatch = 2;
+
+/// Signal words: the launch's epoch in the low kEpochBits bits, the low
+/// 24 bits of its fingerprint (exec::Shared::fingerprint) above them.
+constexpr int kEpochBits = 40;
+constexpr uint64_t kEpochMask = (1ull << kEpochBits) - 1;
+PURLIN_HD uint64_t signalValue(uint64_t epoch, uint32_t fingerprint) {
+  return (epoch & kEpochMask) | (uint64_t)(fingerprint & 0xffffff) << kEpochBits;
+}
 
 /// Words of one rank's signal memory for one plan, aux words included.
 inline int64_t planSignalWords(int nsignals, int R, int L, int K) {

@@ -61,19 +61,34 @@ __device__ __forceinline__ void signalWord(uint64_t *w, uint64_t v, bool fence,
   storeRelaxed(w, v, gpu);
 }
 
-/// Polls until *w >= v (signal words are monotonic); false after the
-/// timeout (aux[1] ns, or the default). The caller fences before use.
-__device__ __forceinline__ bool waitWord(const uint64_t *w, uint64_t v,
-                                         const uint64_t *aux, bool gpu) {
-  if (loadRelaxed(w, gpu) >= v)
-    return true;
+/// A signal word's value `x` against the awaited `v` (signalValue): 1 when
+/// its epoch is v's with v's fingerprint, or later (epochs are monotonic; a
+/// later launch's fingerprint may differ); -1 when it is v's epoch with
+/// another fingerprint; 0 when earlier.
+__device__ __forceinline__ int signalState(uint64_t x, uint64_t v) {
+  const uint64_t e = x & kEpochMask, ve = v & kEpochMask;
+  if (e > ve)
+    return 1;
+  if (e < ve)
+    return 0;
+  return (x >> kEpochBits) == (v >> kEpochBits) ? 1 : -1;
+}
+
+/// Polls until the word reaches v (signalState); 1 then, 0 after the
+/// timeout (aux[1] ns, or the default), -1 on a fingerprint mismatch. The
+/// caller fences before use.
+__device__ __forceinline__ int waitWord(const uint64_t *w, uint64_t v,
+                                        const uint64_t *aux, bool gpu) {
+  int s = signalState(loadRelaxed(w, gpu), v);
+  if (s)
+    return s;
   const uint64_t timeout = aux[1] ? aux[1] : kDefaultTimeoutNs;
   const uint64_t start = globalTimerNs();
   for (uint32_t i = 1;; ++i) {
-    if (loadRelaxed(w, gpu) >= v)
-      return true;
+    if ((s = signalState(loadRelaxed(w, gpu), v)))
+      return s;
     if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
-      return false;
+      return 0;
   }
 }
 

@@ -46,8 +46,9 @@ public:
   /// its first data access.
   __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch,
                     bool syncs)
-      : S_(S), rank_(rank), lane_(lane), epoch_(epoch),
-        aux_(auxWords(S, rank)), gpu_(syncs && aux_[2] != 0) {}
+      : S_(S), rank_(rank), lane_(lane),
+        epoch_(signalValue(epoch, S.fingerprint)), aux_(auxWords(S, rank)),
+        gpu_(syncs && aux_[2] != 0) {}
 
   __device__ int rank() const { return rank_; }
   __device__ int lane() const { return lane_; }
@@ -69,9 +70,15 @@ public:
     signalWord(w, v, !fenced_, gpu_);
     fenced_ = true;
   }
+  /// False on a timeout or a peer's other fingerprint (reported here, by
+  /// the thread that saw it: the lane's abort then finds the word set).
   __device__ bool wait(const uint64_t *w, uint64_t v) {
     acquire_ = true;
-    return waitWord(w, v, aux_, gpu_);
+    const int s = waitWord(w, v, aux_, gpu_);
+    if (s < 0)
+      reportError(aux_, kErrMismatch | (uint32_t)rank_ << 8 |
+                            (uint32_t)lane_ << 20);
+    return s > 0;
   }
   /// After waits: each polling thread's acquire fence, then the lane's
   /// barrier, which passes the acquire on to the lane.

@@ -61,6 +61,21 @@ for _ in range(N):
 host = (time.perf_counter() - t) / N * 1e6
 torch.cuda.synchronize()
 
+# Where an eager call's host time goes: the C call alone (ctypes, the
+# arguments built once), against the whole Python call above.
+from purlin import _cuda  # noqa: E402
+impl = comm.standard("all_reduce").impl
+args = impl.last_args  # the 8 KiB call's (the loop above ran last)
+launch, coll, ref = _cuda.lib().purlinLaunch, impl.coll, _cuda.ctypes.byref(args)
+torch.cuda.synchronize()
+t = time.perf_counter()
+for _ in range(N):
+    launch(coll, ref)
+c_only = (time.perf_counter() - t) / N * 1e6
+torch.cuda.synchronize()
+print(f"host time of purlinLaunch alone (ctypes): {c_only:.2f} us; the Python "
+      f"checks and bookkeeping: {host - c_only:.2f} us", flush=True)
+
 print(f"purlin python all_reduce bf16 8 KiB x {R} ranks, per call: "
       f"eager {eager:.2f} us, torch.compile {compiled:.2f} us, "
       f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us",

@@ -49,12 +49,20 @@ public:
   }
 
   purlinStatus deviceError(uint32_t v, std::string &msg) const override {
-    if (!(v & atoms::kErrTimeout))
+    const uint32_t code = v & 0xff;
+    if (code != atoms::kErrTimeout && code != atoms::kErrMismatch)
       return PURLIN_SUCCESS;
-    msg = "a wait timed out on the device (rank " +
-          std::to_string((v >> 8) & 0xfff) + ", lane " +
-          std::to_string(v >> 20) +
-          "): a peer never arrived; the communicator's collectives are "
+    const std::string where = "(rank " + std::to_string((v >> 8) & 0xfff) +
+                              ", lane " + std::to_string(v >> 20) + ")";
+    if (code == atoms::kErrMismatch) {
+      msg = "a peer called with other arguments than this rank " + where +
+            " (count, element type, op, root or table entries differ); "
+            "the launch stopped before moving data between them; the "
+            "communicator's collectives are unusable";
+      return PURLIN_ERR_MISMATCH;
+    }
+    msg = "a wait timed out on the device " + where +
+          ": a peer never arrived; the communicator's collectives are "
           "unusable";
     return PURLIN_ERR_TIMEOUT;
   }

@@ -52,9 +52,15 @@ typedef enum purlinStatus {
   PURLIN_ERR_BOOTSTRAP = 17,       /* the processes of a communicator could
                                       not meet or exchange: a rank that never
                                       arrived or is gone (named), a bad id */
-  PURLIN_ERR_NOT_REGISTERED = 18   /* a multi-process launch's buffer is
+  PURLIN_ERR_NOT_REGISTERED = 18,  /* a multi-process launch's buffer is
                                       neither purlinMemAlloc memory nor
                                       registered (purlinCommRegister) */
+  PURLIN_ERR_MISMATCH = 19         /* a rank of a multi-process launch
+                                      called with other arguments (count,
+                                      type, op, root, tables) than a peer:
+                                      seen on the device, before any data
+                                      moved between them; sticky, like a
+                                      timeout (purlinCommCheck) */
 } purlinStatus;
 
 /* Element types and ops: PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16,

@@ -118,6 +118,12 @@ struct Shared {
   // notifies and waits (which only order against the launch boundary) are
   // skipped.
   int oneLaunch = 0;
+  // Nonzero in a multi-process launch: a hash of the call's arguments
+  // (element type, op, scalars, tables) that every rank computes alike.
+  // A target may carry it in its signals so that a rank whose peer called
+  // with other arguments stops with an error instead of moving data
+  // (atom-kernels/common/sm: the high bits of the signal words).
+  uint32_t fingerprint = 0;
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
   // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
