@@ -2,13 +2,15 @@
 // (runtime/cuda/sm/Jit.h: the plans' code with the embedded atoms, through
 // NVRTC) for one element type and op, as PTX for sm_90 (no GPU needed),
 // and prints its kernels' entry names. With --cubin, machine code as a
-// first launch builds it (slower: ptxas).
-//   purlin-jit-compile NAME DTYPE OP [--cubin]
+// first launch builds it (slower: ptxas). With --plan K, the program a
+// first launch of plan K alone compiles (the other kernels empty).
+//   purlin-jit-compile NAME DTYPE OP [--cubin] [--plan K]
 #include "GeneratedRegistry.h"
 #include "purlin/spec/DType.h"
 #include "sm/Jit.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -23,7 +25,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "purlin-jit-compile: bad type or op\n");
     return 2;
   }
-  const bool cubin = argc > 4 && std::strcmp(argv[4], "--cubin") == 0;
+  bool cubin = false;
+  int plan = -1;
+  for (int i = 4; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--cubin") == 0)
+      cubin = true;
+    else if (std::strcmp(argv[i], "--plan") == 0 && i + 1 < argc)
+      plan = std::atoi(argv[++i]);
+  }
   int n = 0;
   const purlin::rt::GeneratedCollective *gc =
       purlin::rt::generatedCollectives(&n);
@@ -33,7 +42,7 @@ int main(int argc, char **argv) {
     const purlin_collective_info *info = gc[i].info();
     std::string code, error;
     if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin, code,
-                                        error)) {
+                                        error, plan)) {
       std::printf("FAIL: %s\n", error.c_str());
       return 1;
     }
@@ -43,6 +52,21 @@ int main(int argc, char **argv) {
       const std::string k = "purlin_jit_p" + std::to_string(p);
       std::printf("kernel %s: %s\n", k.c_str(),
                   code.find(k) != std::string::npos ? "found" : "MISSING");
+    }
+    if (plan >= 0 && !cubin) {
+      // The PTX of the other plans' kernels is an empty body: no loads or
+      // stores of global memory. The wanted plan's has some.
+      for (int p = 0; p < info->nplans; ++p) {
+        const std::string k = ".entry purlin_jit_p" + std::to_string(p);
+        size_t at = code.find(k), end = code.find(".entry", at + 1);
+        const std::string body = code.substr(at, end == std::string::npos
+                                                     ? std::string::npos
+                                                     : end - at);
+        const bool work = body.find("ld.global") != std::string::npos ||
+                          body.find("st.global") != std::string::npos ||
+                          body.find("ld.relaxed") != std::string::npos;
+        std::printf("plan p%d: %s\n", p, work ? "built" : "empty");
+      }
     }
     return 0;
   }

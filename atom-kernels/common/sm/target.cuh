@@ -212,19 +212,46 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 // kClauseOps). REDUCES 0: a copy-only collective, kernels by element size
 // alone. INNER_SYNCS 0: every notify and wait of the plan is a boundary
 // sync. Defaults 1. Compiled at first use (NVRTC), it defines the kernel
-// purlin_jit_NAME for PURLIN_JIT_DTYPE instead.
+// purlin_jit_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
+// ("p2"), the other plans' kernels are empty (their plan functions are not
+// instantiated), so that a first use compiles the one plan it launches.
 #define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                  \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };
 #ifdef __CUDACC_RTC__
+namespace purlin {
+namespace sm {
+/// Whether the first-use program builds plan `name` (all of them unless
+/// PURLIN_JIT_PLAN names one).
+constexpr bool jitWants(const char *name) {
+#ifdef PURLIN_JIT_PLAN
+  const char *w = PURLIN_JIT_PLAN;
+  while (*name && *name == *w) {
+    ++name;
+    ++w;
+  }
+  return *name == *w;
+#else
+  return name != nullptr;
+#endif
+}
+/// runPlan when `Wanted`; nothing instantiated otherwise.
+template <bool Wanted, class E, uint32_t OPS, class Plan>
+__device__ __forceinline__ void runPlanIf(const exec::Shared &S, int first) {
+  if constexpr (Wanted)
+    runPlan<E, OPS, Plan>(S, first);
+}
+} // namespace sm
+} // namespace purlin
 #define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
   PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
   extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
       purlin_jit_##NAME(const __grid_constant__ ::purlin::exec::Shared S,      \
                         int first) {                                           \
-    ::purlin::sm::runPlan<                                                     \
+    ::purlin::sm::runPlanIf<                                                   \
+        ::purlin::sm::jitWants(#NAME),                                         \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME>(S, first);                        \
   }

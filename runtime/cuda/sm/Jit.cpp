@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <tuple>
 
 namespace purlin {
@@ -162,23 +163,22 @@ bool deviceArch(int &arch, std::string &error) {
   return true;
 }
 
-/// Loads a cubin and finds every plan's kernel in it.
-bool load(const purlin_collective_info &info, const std::string &cubin,
-          JitKernels &k, std::string &error) {
+/// Loads a cubin and finds plan `plan`'s kernel in it.
+bool load(int plan, const std::string &cubin, JitKernel &k,
+          std::string &error) {
   cudaLibrary_t lib;
   cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0,
                                       nullptr, nullptr, 0);
-  for (int i = 0; e == cudaSuccess && i < info.nplans; ++i) {
-    cudaKernel_t kern;
-    const std::string name = "purlin_jit_p" + std::to_string(i);
+  cudaKernel_t kern;
+  const std::string name = "purlin_jit_p" + std::to_string(plan);
+  if (e == cudaSuccess)
     e = cudaLibraryGetKernel(&kern, lib, name.c_str());
-    cudaFuncAttributes attr;
-    if (e == cudaSuccess)
-      e = cudaFuncGetAttributes(&attr, (const void *)kern);
-    if (e == cudaSuccess) {
-      k.plans.push_back((const void *)kern);
-      k.threads = attr.maxThreadsPerBlock;
-    }
+  cudaFuncAttributes attr;
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attr, (const void *)kern);
+  if (e == cudaSuccess) {
+    k.fn = (const void *)kern;
+    k.threads = attr.maxThreadsPerBlock;
   }
   if (e != cudaSuccess) {
     cudaGetLastError();
@@ -191,28 +191,30 @@ bool load(const purlin_collective_info &info, const std::string &cubin,
 
 struct Entry {
   std::once_flag once;
-  JitKernels kernels;
-  std::atomic<bool> ok{false}; // set last, once kernels are whole
+  JitKernel kernel;
+  std::atomic<bool> ok{false}; // set last, once the kernel is whole
   std::string error;
 };
 std::mutex gMutex;
-std::map<std::tuple<const purlin_collective_info *, int, int>,
+std::map<std::tuple<const purlin_collective_info *, int, int, int>,
          std::unique_ptr<Entry>>
     gEntries;
 
-Entry &entryFor(const purlin_collective_info &info, int dtype, int op) {
+Entry &entryFor(const purlin_collective_info &info, int dtype, int op,
+                int plan) {
   std::lock_guard<std::mutex> lock(gMutex);
-  auto &e = gEntries[{&info, canonicalType(info, dtype), op}];
+  auto &e = gEntries[{&info, canonicalType(info, dtype), op, plan}];
   if (!e)
     e = std::make_unique<Entry>();
   return *e;
 }
 
-void build(const purlin_collective_info &info, int dtype, int op, Entry &out) {
+void build(const purlin_collective_info &info, int dtype, int op, int plan,
+           Entry &out) {
   int arch = 0;
   if (!deviceArch(arch, out.error))
     return;
-  const std::string text = programText(info, dtype, op, out.error);
+  const std::string text = programText(info, dtype, op, out.error, plan);
   if (text.empty())
     return;
   const std::string inc = cudaIncludeDir();
@@ -224,16 +226,17 @@ void build(const purlin_collective_info &info, int dtype, int op, Entry &out) {
   const std::vector<std::string> opts = nvrtcOptions(arch, inc);
   const std::string file = std::string(info.name) + "-" +
                            std::to_string(dtype) + "-" + std::to_string(op) +
-                           "-sm" + std::to_string(arch) + "-" +
+                           "-p" + std::to_string(plan) + "-sm" +
+                           std::to_string(arch) + "-" +
                            contentHash(keyText(text, opts)) + ".cubin";
   std::string cubin, loadError;
-  if (cacheRead(file, cubin) && load(info, cubin, out.kernels, loadError)) {
+  if (cacheRead(file, cubin) && load(plan, cubin, out.kernel, loadError)) {
     out.ok.store(true);
     return;
   }
-  out.kernels = JitKernels();
+  out.kernel = JitKernel();
   if (!runNvrtc(text, opts, true, cubin, out.error) ||
-      !load(info, cubin, out.kernels, out.error))
+      !load(plan, cubin, out.kernel, out.error))
     return;
   cacheWrite(file, cubin); // best effort: a read-only cache still runs
   out.ok.store(true);
@@ -241,7 +244,7 @@ void build(const purlin_collective_info &info, int dtype, int op, Entry &out) {
 } // namespace
 
 std::string programText(const purlin_collective_info &info, int dtype, int op,
-                        std::string &error) {
+                        std::string &error, int plan) {
   const TargetInfo *row = info.target ? findTarget(info.target) : nullptr;
   if (!row || !info.source) {
     error = std::string("collective '") + info.name +
@@ -253,8 +256,10 @@ std::string programText(const purlin_collective_info &info, int dtype, int op,
          std::to_string(dtype) + ", op " + std::to_string(op) +
          ", compiled at first use by the purlin runtime.\n"
          "#define PURLIN_JIT_DTYPE " +
-         std::to_string(dtype) +
-         "\n"
+         std::to_string(dtype) + "\n" +
+         (plan >= 0 ? "#define PURLIN_JIT_PLAN \"p" + std::to_string(plan) +
+                          "\"\n"
+                    : std::string()) +
          "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n"
          "#include \"" +
          row->header +
@@ -269,8 +274,8 @@ std::string programText(const purlin_collective_info &info, int dtype, int op,
 
 bool compileProgram(const purlin_collective_info &info, int dtype, int op,
                     int arch, bool cubin, std::string &code,
-                    std::string &error) {
-  const std::string text = programText(info, dtype, op, error);
+                    std::string &error, int plan) {
+  const std::string text = programText(info, dtype, op, error, plan);
   const std::string inc = cudaIncludeDir();
   if (inc.empty() && !text.empty())
     error = "the CUDA headers (cuda_fp16.h) were not found";
@@ -278,23 +283,51 @@ bool compileProgram(const purlin_collective_info &info, int dtype, int op,
          runNvrtc(text, nvrtcOptions(arch, inc), cubin, code, error);
 }
 
-const JitKernels *findJit(const purlin_collective_info &info, int dtype,
-                          int op) {
+const JitKernel *findJit(const purlin_collective_info &info, int dtype, int op,
+                         int plan) {
   std::lock_guard<std::mutex> lock(gMutex);
-  auto it = gEntries.find({&info, canonicalType(info, dtype), op});
-  return it != gEntries.end() && it->second->ok.load() ? &it->second->kernels
+  auto it = gEntries.find({&info, canonicalType(info, dtype), op, plan});
+  return it != gEntries.end() && it->second->ok.load() ? &it->second->kernel
                                                        : nullptr;
 }
 
-bool getJit(const purlin_collective_info &info, int dtype, int op,
-            const JitKernels *&out, std::string &error) {
-  Entry &e = entryFor(info, dtype, op);
-  std::call_once(e.once, [&] { build(info, dtype, op, e); });
+bool getJit(const purlin_collective_info &info, int dtype, int op, int plan,
+            const JitKernel *&out, std::string &error) {
+  Entry &e = entryFor(info, dtype, op, plan);
+  std::call_once(e.once, [&] { build(info, dtype, op, plan, e); });
   if (!e.ok) {
     error = e.error;
     return false;
   }
-  out = &e.kernels;
+  out = &e.kernel;
+  return true;
+}
+
+bool getJitAll(const purlin_collective_info &info, int dtype, int op,
+               std::string &error) {
+  const int n = info.nplans;
+  std::vector<std::string> errors(n);
+  std::vector<char> ok(n, 0);
+  int dev = 0;
+  cudaGetDevice(&dev);
+  auto one = [&](int p) {
+    cudaSetDevice(dev); // the caller's GPU, for the architecture and loading
+    const JitKernel *k = nullptr;
+    ok[p] = getJit(info, dtype, op, p, k, errors[p]);
+  };
+  std::vector<std::thread> threads;
+  for (int p = 1; p < n; ++p)
+    if (!findJit(info, dtype, op, p))
+      threads.emplace_back(one, p);
+  if (n > 0)
+    one(0);
+  for (std::thread &t : threads)
+    t.join();
+  for (int p = 0; p < n; ++p)
+    if (!ok[p] && !findJit(info, dtype, op, p)) {
+      error = "plan " + std::to_string(p) + ": " + errors[p];
+      return false;
+    }
   return true;
 }
 

@@ -17,35 +17,45 @@ namespace purlin {
 namespace rt {
 namespace sm {
 
-/// One collective's kernels for one element type and op.
-struct JitKernels {
-  std::vector<const void *>
-      plans;       // per plan: a cudaKernel_t, as launchPlan takes it
-  int threads = 0; // per lane: the kernels' launch bound
+/// One plan's kernel of a collective for one element type and op. A first
+/// use compiles the plan it launches alone (PURLIN_JIT_PLAN: the others'
+/// plan functions are not instantiated), so its wait is one plan's compile,
+/// not the collective's; purlinCollPrepare compiles every plan at once, a
+/// thread each.
+struct JitKernel {
+  const void *fn = nullptr; // a cudaKernel_t, as launchPlan takes it
+  int threads = 0;          // per lane: the kernel's launch bound
 };
 
-/// The kernels of (info, dtype, op) when this process has them already,
-/// else null; never compiles.
-const JitKernels *findJit(const purlin_collective_info &info, int dtype,
-                          int op);
+/// Plan `plan`'s kernel of (info, dtype, op) when this process has it
+/// already, else null; never compiles.
+const JitKernel *findJit(const purlin_collective_info &info, int dtype, int op,
+                         int plan);
 
-/// The kernels of (info, dtype, op): from memory, else from the disk cache,
-/// else compiled now (seconds). Once per process and pair; thread-safe,
-/// other pairs compile in parallel. False with `error` (NVRTC's log, or the
-/// CUDA error of loading) when they cannot be had.
-bool getJit(const purlin_collective_info &info, int dtype, int op,
-            const JitKernels *&out, std::string &error);
+/// Plan `plan`'s kernel of (info, dtype, op): from memory, else from the
+/// disk cache, else compiled now (seconds). Once per process, pair and plan;
+/// thread-safe, others compile in parallel. False with `error` (NVRTC's log,
+/// or the CUDA error of loading) when it cannot be had.
+bool getJit(const purlin_collective_info &info, int dtype, int op, int plan,
+            const JitKernel *&out, std::string &error);
+
+/// Every plan's kernel of (info, dtype, op), those not had yet compiled at
+/// once (a thread each). False with the first plan's error.
+bool getJitAll(const purlin_collective_info &info, int dtype, int op,
+               std::string &error);
 
 /// The NVRTC program of (info, dtype, op) compiled for sm_`arch` into PTX
-/// (cubin false) or a cubin; no GPU needed. For tests and tools.
+/// (cubin false) or a cubin; no GPU needed. `plan` >= 0: that plan's kernel
+/// alone (the others empty). For tests and tools.
 bool compileProgram(const purlin_collective_info &info, int dtype, int op,
                     int arch, bool cubin, std::string &code,
-                    std::string &error);
+                    std::string &error, int plan = -1);
 
-/// The program's text: the prelude (the pair, the target's atoms) and the
-/// plans' code. "" with `error` when the collective cannot be compiled here.
+/// The program's text: the prelude (the pair, the plan when `plan` >= 0,
+/// the target's atoms) and the plans' code. "" with `error` when the
+/// collective cannot be compiled here.
 std::string programText(const purlin_collective_info &info, int dtype, int op,
-                        std::string &error);
+                        std::string &error, int plan = -1);
 
 } // namespace sm
 } // namespace rt

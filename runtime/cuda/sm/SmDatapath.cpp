@@ -69,13 +69,17 @@ public:
 
   bool ready(const purlin_collective_info &info, int dtype,
              int op) const override {
-    return linkedIn(info, dtype, op) || findJit(info, dtype, op);
+    if (linkedIn(info, dtype, op))
+      return true;
+    for (int p = 0; p < info.nplans; ++p)
+      if (!findJit(info, dtype, op, p))
+        return false;
+    return true;
   }
 
   purlinStatus prepare(const purlin_collective_info &info, int dtype, int op,
                        std::string &msg) const override {
-    const JitKernels *k = nullptr;
-    if (linkedIn(info, dtype, op) || getJit(info, dtype, op, k, msg))
+    if (linkedIn(info, dtype, op) || getJitAll(info, dtype, op, msg))
       return PURLIN_SUCCESS;
     msg = pairText(dtype, op) + " of '" + info.name +
           "' were not built ahead of time, and compiling them failed: " + msg;
@@ -90,7 +94,7 @@ public:
       e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
                                                    stream);
     } else {
-      const JitKernels *k = findJit(info, dtype, op);
+      const JitKernel *k = findJit(info, dtype, op, plan);
       if (!k) {
         // Compiling and loading inside a graph capture would break it:
         // the application prepares the pair first (purlinCollPrepare).
@@ -104,11 +108,16 @@ public:
                 "capture (or build them ahead of time: purlinc --aot)";
           return PURLIN_ERR_NOT_READY;
         }
-        if (purlinStatus st = prepare(info, dtype, op, msg))
-          return st;
-        k = findJit(info, dtype, op);
+        // The plan this launch runs, alone: a first use waits for one
+        // plan's compile (purlinCollPrepare builds them all).
+        if (!getJit(info, dtype, op, plan, k, msg)) {
+          msg = pairText(dtype, op) + " of '" + info.name +
+                "' were not built ahead of time, and compiling plan '" +
+                info.plans[plan].strategy + "' failed: " + msg;
+          return PURLIN_ERR_COMPILE;
+        }
       }
-      e = (cudaError_t)atoms::launchPlan(k->plans[plan], &S, first, n, stream,
+      e = (cudaError_t)atoms::launchPlan(k->fn, &S, first, n, stream,
                                          atoms::laneThreads(k->threads));
     }
     if (e == cudaSuccess)
