@@ -36,6 +36,9 @@
 #     and on the SM datapath, each with the memcpy of the same bytes in the
 #     same run (ratio; goal >= 0.8) and the kernels per call (0: no SM);
 #     64 MiB once more with every result checked;
+#  2b. purlin-gemm-overlap: a bf16 8192^3 GEMM (cuBLAS) alone and beside
+#     all_gather / all_to_all (256 MiB per rank) on each datapath: the
+#     GEMM's slowdown (the copy engine's should be near zero);
 #  3. the low-latency baseline: all_reduce 8 B .. 256 KiB with
 #     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run.
 set -uo pipefail
@@ -75,7 +78,7 @@ run)
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
-  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 ||
+  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench purlin-gemm-overlap >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
   step "build: ok in $(( $(date +%s) - t0 )) s"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
@@ -112,6 +115,12 @@ run)
   } 2>&1 | tee "$LOG/bench-ce.log" | grep -v "^# size"
   step "bench copy engine: $(( $(date +%s) - t0 )) s, see $LOG/bench-ce.log"
 
+  # 2b. a bf16 GEMM beside the all-gather: SM datapath vs copy engine
+  t0=$(date +%s)
+  timeout 90 $B/tools/purlin-bench/purlin-gemm-overlap -g 8 -m 8192 -s 256M -n 20 \
+    all_gather all_gather_ce all_to_all all_to_all_ce 2>&1 | tee "$LOG/gemm-overlap.log"
+  step "GEMM beside the collective ($(( $(date +%s) - t0 )) s): $(grep -c slowdown "$LOG/gemm-overlap.log") rows, see $LOG/gemm-overlap.log"
+
   # 3. low-latency baseline, barriers kept
   t0=$(date +%s)
   {
@@ -124,6 +133,7 @@ run)
 
   echo "== summary"
   printf '%s\n' "${summary[@]}"
+  grep -E "slowdown|alone:" "$LOG/gemm-overlap.log" | sed -E 's/ +/ /g' 
   # The ratio and plan columns of the copy-engine tables, last.
   grep -E "^#|^ +[0-9]" "$LOG/bench-ce.log" | grep -vE "^# (size|purlin-bench)" |
     awk '/^#/ {print; next} {p = ""; for (i = 19; i <= NF; ++i) p = p " " $i;
