@@ -151,6 +151,13 @@ public:
     return true;
   }
 
+  /// Flagged lines: declined (the step's Moves then reach move(), which
+  /// refuses them with the reason).
+  bool pushLines(const char *, char *const *, int, int64_t, int64_t, int64_t,
+                 int, int) {
+    return false;
+  }
+
 private:
   bool refuse(const char *why) {
     if (s_->error.empty())
