@@ -141,6 +141,29 @@ public:
     return move(m, 0, m.box.n, tid, nthr);
   }
 
+  // A flagged register push: the names of the source range as lines into
+  // each destination slot (moveLines on a flat Move per destination).
+  bool pushLines(const char *src, char *const *dst, int ndst, int64_t soff,
+                 int64_t doff, int64_t bytes, int, int) {
+    const int es = S_.elemSize;
+    if (ndst < 1 || ndst > exec::kRegPtrs || bytes % es || soff % es || doff % es)
+      return false;
+    exec::Move m;
+    m.box.nfree = 1;
+    m.box.n = m.box.ext[0] = (doff + bytes) / es;
+    m.box.sstr[0] = m.box.dstr[0] = 1;
+    m.box.sbase = (soff - doff) / es; // name t (slot-relative) at src + (sbase + t)
+    m.nsrc = m.ndst = 1;
+    m.src[0] = src;
+    m.dstFlat = true;
+    m.ll = exec::kLinesDst;
+    for (int i = 0; i < ndst; ++i) {
+      m.dst[0] = dst[i];
+      moveLines(m, doff / es, (doff + bytes) / es);
+    }
+    return true;
+  }
+
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;
   // the flag is the low 32 bits of the epoch. Here the data is written

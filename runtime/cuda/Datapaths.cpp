@@ -4,11 +4,13 @@
 // (purlin/runtime/Target.h). A new datapath adds its folder beside sm/ and
 // one line here.
 #include "Internal.h"
+#include "ce/CeDatapath.h"
 #include "sm/SmDatapath.h"
 
 void purlin::rt::registerDatapaths() {
   static const bool once = [] {
     registerTarget(sm::datapath());
+    registerTarget(ce::datapath());
     return true;
   }();
   (void)once;

@@ -516,6 +516,164 @@ void graphReplays(const Coll &c, int R, int64_t count, int replays) {
 // ---------------------------------------------------------------------------
 // Validation and the timeout.
 // ---------------------------------------------------------------------------
+// CUDA-graph replays of a copy collective (any datapath; the copy engine's
+// schedule is captured as copies and stream memory operations): i32, each
+// replay adds 1 to every input element, poisons the outputs, runs the
+// collective and checks every output element on the device against the
+// reference: an element the collective copies grows by 1 per replay (the
+// reference of inputs + 1 says which), any other keeps its value.
+__global__ void bumpBuffer(int32_t *x, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    x[i] += 1;
+}
+__global__ void bumpIter(int *iter) { ++*iter; }
+__global__ void checkBuffer(const int32_t *y, const int32_t *base,
+                            const uint8_t *grows, int64_t n, const int *iter,
+                            unsigned long long *bad) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    if ((uint32_t)y[i] != (uint32_t)base[i] + (grows[i] ? (uint32_t)*iter : 0u))
+      atomicAdd(bad, 1ull);
+}
+
+void copyGraphReplays(const Coll &c, int R, int64_t count, int replays) {
+  if (c.reduces || gOpt.spread ||
+      !boundConflict(c, PURLIN_I32, PURLIN_COPY, R).empty())
+    return;
+  Case k{&c, R, DType::I32, RedOp::Copy, count, 0, 4242};
+  Binding b;
+  std::vector<int64_t> scalars, tables;
+  bindingFor(k, b, scalars, tables);
+  const Collective &d = c.desc;
+  RankBuffers x0, ref0, ref1;
+  std::string err;
+  const uint8_t kPoison = 0xA5;
+  if (!allocateBuffers(d, b, x0, k.seed, kPoison, err)) {
+    CHECK(false, "%s: allocateBuffers: %s", c.name.c_str(), err.c_str());
+    return;
+  }
+  ref0 = x0;
+  ref1 = x0;
+  const int nb = (int)d.buffers.size();
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < nb; ++i)
+      if (d.buffers[i].role == BufferRole::In)
+        for (size_t j = 0; j + 4 <= ref1[r][i].size(); j += 4) {
+          uint32_t v;
+          std::memcpy(&v, &ref1[r][i][j], 4);
+          ++v;
+          std::memcpy(&ref1[r][i][j], &v, 4);
+        }
+  if (!referenceEvaluate(d, b, ref0, err) || !referenceEvaluate(d, b, ref1, err)) {
+    CHECK(false, "%s: reference: %s", c.name.c_str(), err.c_str());
+    return;
+  }
+  purlinColl_t h = collFor(c, R, count);
+  std::vector<void *> dev(R * nb), frees;
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int *iter;
+  unsigned long long *bad;
+  CUDA_OK(cudaMalloc(&iter, sizeof(int)));
+  CUDA_OK(cudaMalloc(&bad, sizeof(unsigned long long)));
+  CUDA_OK(cudaMemset(iter, 0, sizeof(int)));
+  CUDA_OK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+  struct OutCheck {
+    int32_t *y, *base;
+    uint8_t *grows;
+    int64_t n;
+  };
+  std::vector<OutCheck> outs;
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < nb; ++i) {
+      const size_t sz = x0[r][i].size();
+      CUDA_OK(cudaMalloc(&dev[r * nb + i], sz ? sz : 16));
+      frees.push_back(dev[r * nb + i]);
+      CUDA_OK(cudaMemcpy(dev[r * nb + i], x0[r][i].data(), sz, cudaMemcpyHostToDevice));
+      if (d.buffers[i].role != BufferRole::Out || sz < 4)
+        continue;
+      OutCheck o{(int32_t *)dev[r * nb + i], nullptr, nullptr, (int64_t)sz / 4};
+      std::vector<uint8_t> grows(o.n);
+      for (int64_t j = 0; j < o.n; ++j) {
+        uint32_t a, b1;
+        std::memcpy(&a, &ref0[r][i][j * 4], 4);
+        std::memcpy(&b1, &ref1[r][i][j * 4], 4);
+        grows[j] = b1 == a + 1;
+      }
+      CUDA_OK(cudaMalloc(&o.base, sz));
+      CUDA_OK(cudaMalloc(&o.grows, o.n));
+      frees.push_back(o.base);
+      frees.push_back(o.grows);
+      CUDA_OK(cudaMemcpy(o.base, ref0[r][i].data(), sz, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemcpy(o.grows, grows.data(), o.n, cudaMemcpyHostToDevice));
+      outs.push_back(o);
+    }
+  purlinArgs a = argsFor(k, scalars, tables, dev);
+  void *streams[1] = {s};
+  a.streams = streams;
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  bumpIter<<<1, 1, 0, s>>>(iter);
+  for (int r = 0; r < R; ++r)
+    for (int i = 0; i < nb; ++i) {
+      const int64_t n = (int64_t)x0[r][i].size() / 4;
+      if (d.buffers[i].role == BufferRole::In && n > 0)
+        bumpBuffer<<<64, 256, 0, s>>>((int32_t *)dev[r * nb + i], n);
+      else if (n > 0)
+        CUDA_OK(cudaMemsetAsync(dev[r * nb + i], kPoison, n * 4, s));
+    }
+  purlinStatus st = purlinLaunch(h, &a);
+  for (const OutCheck &o : outs)
+    checkBuffer<<<64, 256, 0, s>>>(o.y, o.base, o.grows, o.n, iter, bad);
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CHECK(st == PURLIN_SUCCESS, "%s graph capture: %s", c.name.c_str(),
+        purlinGetLastError());
+  if (st == PURLIN_SUCCESS) {
+    size_t nodes = 0, kernels = 0;
+    CUDA_OK(cudaGraphGetNodes(g, nullptr, &nodes));
+    std::vector<cudaGraphNode_t> ns(nodes);
+    CUDA_OK(cudaGraphGetNodes(g, ns.data(), &nodes));
+    for (auto nd : ns) {
+      cudaGraphNodeType t;
+      CUDA_OK(cudaGraphNodeGetType(nd, &t));
+      kernels += t == cudaGraphNodeTypeKernel;
+    }
+    // The harness's own kernels: bumpIter, a bump per input, a check per
+    // output; anything beyond is the collective's.
+    size_t mine = 1 + outs.size();
+    for (int r = 0; r < R; ++r)
+      for (int i = 0; i < nb; ++i)
+        mine += d.buffers[i].role == BufferRole::In && x0[r][i].size() >= 4;
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+    for (int i = 0; i < replays; ++i)
+      CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    unsigned long long nbad = 0;
+    int it = 0;
+    CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&it, iter, sizeof it, cudaMemcpyDeviceToHost));
+    CHECK(nbad == 0 && it == replays && purlinCommCheck(commFor(R)) == 0,
+          "%s R=%d count=%lld: %d graph replays [%s]: %llu wrong elements, "
+          "%d replays seen",
+          c.name.c_str(), R, (long long)count, replays, purlinCollLastPlan(h),
+          nbad, it);
+    std::printf("  %s: %d graph replays, R=%d count=%lld [%s, target %s]: "
+                "%zu kernel nodes of the collective in the graph\n",
+                c.name.c_str(), replays, R, (long long)count,
+                purlinCollLastPlan(h), c.info->target,
+                kernels >= mine ? kernels - mine : (size_t)0);
+    cudaGraphExecDestroy(ge);
+  }
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  for (void *p : frees)
+    cudaFree(p);
+  cudaFree(iter);
+  cudaFree(bad);
+}
+
 void errorTests(const Coll &c) {
   int devs[40] = {0};
   purlinComm_t bad = nullptr;
@@ -1037,6 +1195,11 @@ int main(int argc, char **argv) {
         graphReplays(c, 8, 1 << 18, 1000); // 1 MiB per rank (two-shot)
       if (!gOpt.sanitize && !gOpt.spread)
         errorTests(c);
+    }
+  for (const Coll &c : colls)
+    if (!c.reduces && !gOpt.sanitize) {
+      copyGraphReplays(c, 8, 1031, 1000);
+      copyGraphReplays(c, 4, 100003, 100);
     }
   for (const Coll &c : colls)
     if (c.name == "all_to_all_v" && !gOpt.sanitize && !gOpt.spread)

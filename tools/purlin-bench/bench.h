@@ -86,4 +86,7 @@ private:
   Impl *impl_ = nullptr;
 };
 
+/// Kernel nodes of one call captured into a graph (-1: the launch failed).
+int kernelsPerCall(Run &r);
+
 } // namespace bench

@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
                 (long long)o.graphBelow);
     std::printf("# size: bytes of the largest buffer of one rank; baseline: "
                 "cudaMemcpyAsync of R x that; ratio = baseline / out-of-place "
-                "time; plan: out of place[/in place]\n");
+                "time; plan: out of place[/in place]@target, and kernels per call (0: no SM used)\n");
   }
   std::printf("#%11s %12s %7s %6s %5s | %9s %8s %8s %6s | %9s %8s %8s %6s | "
               "%9s %6s %s\n",
@@ -438,7 +438,11 @@ int main(int argc, char **argv) {
         continue;
       }
       PURLIN_OK(st);
-      plan[ip] = purlinCollLastPlan(h);
+      // The plan column names the plan, the target (so its datapath) and,
+      // on one GPU, the kernels one call launches (0: no SM used).
+      plan[ip] = std::string(purlinCollLastPlan(h)) + "@" + info->target;
+      if (!o.nccl && ip == 0)
+        plan[ip] += " kernels=" + std::to_string(kernelsPerCall(run));
       if (o.nccl) {
         syncAll();
         tm[ip] = timeMulti(

@@ -146,4 +146,26 @@ double timeMemcpy(void *dst, const void *src, int64_t bytes, cudaStream_t s,
   return ms * 1000.0 / iters;
 }
 
+/// Kernel nodes of one call captured into a graph (not launched): 0 for a
+/// datapath that runs no kernel (the copy engine's), so no SM is used.
+int kernelsPerCall(Run &r) {
+  cudaGraph_t g;
+  CUDA_OK(cudaStreamBeginCapture(r.s, cudaStreamCaptureModeThreadLocal));
+  purlinArgs a = argsOf(r);
+  const purlinStatus st = purlinLaunch(r.h, &a);
+  CUDA_OK(cudaStreamEndCapture(r.s, &g));
+  int kernels = st == PURLIN_SUCCESS ? 0 : -1;
+  size_t n = 0;
+  CUDA_OK(cudaGraphGetNodes(g, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  CUDA_OK(cudaGraphGetNodes(g, nodes.data(), &n));
+  for (size_t i = 0; i < n && kernels >= 0; ++i) {
+    cudaGraphNodeType t;
+    CUDA_OK(cudaGraphNodeGetType(nodes[i], &t));
+    kernels += t == cudaGraphNodeTypeKernel;
+  }
+  cudaGraphDestroy(g);
+  return kernels;
+}
+
 } // namespace bench

@@ -154,6 +154,12 @@ int main(int argc, char **argv) {
   os.flush();
   if (toDir)
     return 0;
+  // --emit=snac --target=T: which datapath of the runtime plays these
+  // programs (the row's DATAPATH column), as a comment the parsers skip.
+  if (*targetOpt && opts.kind == purlin::EmitKind::Snac)
+    if (const purlin::TargetInfo *ti = purlin::findTarget(target))
+      text = std::string("// target ") + ti->name + ": datapath " +
+             ti->datapath + "\n" + text;
   if (output == "-") {
     llvm::outs() << text;
     return 0;

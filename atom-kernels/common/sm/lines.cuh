@@ -187,6 +187,52 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
   return true;
 }
 
+/// A flagged push from registers (exec's pushLines contract): `bytes` at
+/// src + soff as lines into each of nd slots (nd <= kFastPtrs), from the
+/// line of data byte doff on. A thread loads kLineBatch lines (8 bytes
+/// each, one load) before it stores them, each line to every slot; no
+/// Move, no shared memory. False (nothing done) where the source is not
+/// 8-byte aligned or doff is not a line's start.
+__device__ __forceinline__ bool pushLines(const char *src, char *const *dst,
+                                          int nd, int64_t soff, int64_t doff,
+                                          int64_t bytes, int tid, int nthr,
+                                          uint32_t flag) {
+  if (nd < 1 || nd > kFastPtrs || (((uintptr_t)(src + soff)) & 7) ||
+      (doff & 7))
+    return false;
+  const char *s = src + soff;
+  char *d[kFastPtrs];
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i)
+    d[i] = i < nd ? dst[i] + doff / kLineData * kLineBytes : nullptr;
+  const int64_t full = bytes / kLineData, nl = (bytes + kLineData - 1) / kLineData;
+  for (int64_t jb = tid; jb < nl; jb += (int64_t)nthr * kLineBatch) {
+    uint64_t data[kLineBatch];
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u) {
+      const int64_t j = jb + (int64_t)u * nthr;
+      data[u] = 0;
+      if (j < full) {
+        data[u] = *(const uint64_t *)(s + j * kLineData);
+      } else if (j < nl) { // the tail: fewer than 8 bytes
+        for (int64_t k = 0; k < bytes - j * kLineData; ++k)
+          data[u] |= (uint64_t)(uint8_t)s[j * kLineData + k] << (8 * k);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u) {
+      const int64_t j = jb + (int64_t)u * nthr;
+      if (j >= nl)
+        break;
+#pragma unroll
+      for (int i = 0; i < kFastPtrs; ++i)
+        if (i < nd)
+          storeLine(d[i] + j * kLineBytes, data[u], flag);
+    }
+  }
+  return true;
+}
+
 /// The flagged move with its op dispatched (a copy, or one contribution,
 /// takes the copy path). `ok` false: the op cannot run in this kernel (a
 /// copy-only instantiation, or an op it is not built for).

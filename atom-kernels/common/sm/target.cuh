@@ -121,6 +121,12 @@ public:
     return sm::moveVec<E, OPS>(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
                           nthr);
   }
+  __device__ bool pushLines(const char *src, char *const *dst, int ndst,
+                            int64_t soff, int64_t doff, int64_t bytes, int tid,
+                            int nthr) {
+    return sm::pushLines(src, dst, ndst, soff, doff, bytes, tid, nthr,
+                         (uint32_t)epoch_);
+  }
   __device__ int64_t vecElems() const {
     return kVecBytes / (int64_t)sizeof(typename E::Raw);
   }

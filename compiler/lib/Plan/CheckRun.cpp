@@ -202,5 +202,29 @@ bool SymTarget::moveVec(const char *const *src, int nsrc, char *const *dst,
   return true;
 }
 
+// The flagged register push, taken or declined by the same turns: the
+// names of the range as lines into each slot (a flat Move per slot).
+bool SymTarget::pushLines(const char *src, char *const *dst, int ndst,
+                          int64_t soff, int64_t doff, int64_t bytes, int, int) {
+  const Sim::Proc &p = sim_.procs_[proc_];
+  const int64_t es = sim_.es_;
+  if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
+    return false;
+  exec::Move m;
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = (doff + bytes) / es;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.box.sbase = (soff - doff) / es; // slot name t at src + (sbase + t)
+  m.nsrc = m.ndst = 1;
+  m.src[0] = src;
+  m.dstFlat = true;
+  m.ll = exec::kLinesDst;
+  for (int i = 0; i < ndst; ++i) {
+    m.dst[0] = dst[i];
+    sim_.moveNames(m, doff / es, (doff + bytes) / es);
+  }
+  return true;
+}
+
 } // namespace check
 } // namespace purlin

@@ -128,6 +128,8 @@ public:
   bool moveVec(const char *const *src, int nsrc, char *const *dst, int ndst,
                int64_t soff, int64_t doff, int64_t bytes, int op, int tid,
                int nthr);
+  bool pushLines(const char *src, char *const *dst, int ndst, int64_t soff,
+                 int64_t doff, int64_t bytes, int tid, int nthr);
 
 private:
   Sim &sim_;

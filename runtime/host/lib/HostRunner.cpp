@@ -126,6 +126,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
   const purlin_plan_info &plan = info->plans[pi];
   res.plan = plan.strategy;
   rt::registerTarget(datapath());
+  rt::registerTarget(ceModel());
   const rt::RuntimeTarget *dp = rt::targetFor(info->target, res.error);
   if (!dp)
     return res;
@@ -190,9 +191,11 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     if (!referenceEvaluate(c, b, ref, res.error))
       return res;
     std::string msg;
-    if (dp->launch(*info, pi, S, 0, R, (int)b.dtype, S.op, &cfg, msg) !=
-        PURLIN_SUCCESS) {
-      res.error = msg + " in launch " + std::to_string(launch + 1);
+    if (purlinStatus st = dp->launch(*info, pi, S, 0, R, (int)b.dtype, S.op, &cfg, msg)) {
+      // The datapath cannot run the plan (the copy engine and a reduction):
+      // refused, as the runtime refuses it.
+      res.refused = st == PURLIN_ERR_UNSUPPORTED_OP;
+      res.error = msg + (res.refused ? "" : " in launch " + std::to_string(launch + 1));
       return res;
     }
     for (int r = 0; r < R; ++r)

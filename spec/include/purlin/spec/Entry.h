@@ -17,8 +17,10 @@ extern "C" {
 typedef struct purlin_shared purlin_shared_t;
 #endif
 
-/// Host target entry: runs lane `lane` of rank `rank` to completion.
-/// `atoms` is the host target's per-lane configuration (HostAtoms.h).
+/// Host entry: code that runs on the host CPU. The host target: runs lane
+/// `lane` of rank `rank` to completion, `atoms` being its per-lane
+/// configuration (host/target.h). The copy-engine target: records rank
+/// `rank`'s schedule into `atoms`, a ce::Schedule (ce/target.h).
 typedef void (*purlin_host_entry_t)(const purlin_shared_t *S, int rank,
                                     int lane, void *atoms);
 /// CUDA target entry: launches ranks [first, first + n) of one device in one
@@ -39,7 +41,7 @@ typedef struct purlin_plan_info {
   // Fills S->scratchOff / stagingOff / slotElems from S->P, S->R and
   // S->elemSize; returns the scratch bytes each rank needs.
   int64_t (*layout)(purlin_shared_t *S);
-  purlin_host_entry_t host_entry; // null unless compiled for the host
+  purlin_host_entry_t host_entry; // null unless compiled for host code
   purlin_cuda_entry_t cuda_entry; // null unless compiled for a GPU
   // 1: the plan's scratch must be its own, zeroed at allocation and never
   // written by another plan (flagged lines: data another plan left there

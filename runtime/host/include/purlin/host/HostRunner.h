@@ -50,6 +50,11 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
 /// host target, ranks and lanes as threads.
 const rt::RuntimeTarget &datapath();
 
+/// The host model of the copy-engine datapath (registered by runAndCheck):
+/// plans compiled for the "ce" target, their schedules played by one
+/// thread per rank with memcpy and atomic flags (CeModel.cpp).
+const rt::RuntimeTarget &ceModel();
+
 /// The collective's description, parsed.
 bool readInfo(const purlin_collective_info *info, Collective &c,
               std::string &error);

@@ -36,6 +36,15 @@ namespace exec {
 //                                            order) to dst[i] + doff; false
 //                                            (nothing done) where the
 //                                            target declines (alignment)
+//   bool pushLines(const char *src, char *const *dst, int ndst,
+//                  int64_t soff, int64_t doff, int64_t bytes, int tid,
+//                  int nthr);                a flagged register push:
+//                                            `bytes` at src + soff as
+//                                            flagged lines into each dst[i]
+//                                            (ndst <= kRegPtrs), data byte
+//                                            doff of the slot's data
+//                                            onwards; false (nothing done)
+//                                            where the target declines
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Issue 17 on the GPU: the copy-engine datapath (target "ce": no kernel,
+# copies and stream memory operations) against the reference and under
+# graph replay, and its bandwidth next to the SM datapath's and a memcpy of
+# the same bytes; the low-latency baseline with the barriers kept. Two
+# steps, as the GPU machine has no MLIR:
+#
+#   tools/gpu-datapaths.sh gen [DIR]  here, with build/bin/purlinc built:
+#                                     writes DIR/ (default gen-dp/)
+#   tools/gpu-datapaths.sh run [DIR]  on the GPU machine, from the repository
+#                                     root, DIR carried: builds the runtime,
+#                                     the GPU test and the benchmark for
+#                                     sm_90 (build-dp/), runs them; logs in
+#                                     $OUT (default build-dp/logs), summary
+#                                     printed last
+#
+# DIR holds one build's collectives, renamed where two targets of one
+# example share a build (the registry is by name): every copy example for
+# the copy engine as NAME_ce (host code, .cpp: it records the schedules);
+# all_gather, all_to_all and all_reduce for sm_90 (kernels of bf16 only,
+# built ahead of time: no first-use compile in the timed part), and
+# all_reduce_ll, the all_reduce source with --strategy=staged_ll (8 lanes,
+# 1 chunk), the low-latency baseline. Reductions have no _ce: the copy
+# engine refuses them (test/Host/copy-engine.test).
+#
+# The run (about 400 s on the 16-core H200 machine, the build included):
+#  1. purlin-gpu-test --quick --only NAME_ce for every copy example: every
+#     rank count, type, count and overlap against the reference, then 1000
+#     graph replays (8 ranks) and 100 (4 ranks, 400 KB) checked on the
+#     device, with the kernel nodes of the collective in the graph (0);
+#     all_gather_ce again with PURLIN_CE_BATCH=0 (one cudaMemcpyAsync per
+#     copy) and all_to_all_ce with PURLIN_ONE_LAUNCH=0 (boundary syncs kept:
+#     the token protocol across launches, ce/schedule.h);
+#  2. purlin-bench, 8 virtual ranks, bf16: all_gather and all_to_all at 64 MiB
+#     .. 1 GiB per rank on the copy engine (batched, and PURLIN_CE_BATCH=0)
+#     and on the SM datapath, each with the memcpy of the same bytes in the
+#     same run (ratio; goal >= 0.8) and the kernels per call (0: no SM);
+#     64 MiB once more with every result checked;
+#  2b. purlin-gemm-overlap: a bf16 8192^3 GEMM (cuBLAS) alone and beside
+#     all_gather / all_to_all (256 MiB per rank) on each datapath: the
+#     GEMM's slowdown (the copy engine's should be near zero);
+#  3. the low-latency baseline: all_reduce 8 B .. 256 KiB with
+#     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+DIR=${2:-gen-dp}
+copies=(all_gather all_gather_interleaved all_to_all all_to_all_v broadcast gather scatter shift halo)
+case "$mode" in
+gen)
+  P=${PURLINC:-build/bin/purlinc}
+  rm -rf "$DIR" && mkdir -p "$DIR/src"
+  # A copy of the source under another collective name.
+  renamed() { sed -E "s/collective $1\(/collective $2(/" "examples/$1.purlin" >"$DIR/src/$2.purlin"; }
+  for n in "${copies[@]}"; do
+    renamed "$n" "${n}_ce"
+    "$P" "$DIR/src/${n}_ce.purlin" --target=ce -o "$DIR" 2>/dev/null || exit 1
+  done
+  "$P" examples/all_gather.purlin --target=sm_90 --aot=bf16 -o "$DIR" || exit 1
+  "$P" examples/all_to_all.purlin --target=sm_90 --aot=bf16 -o "$DIR" || exit 1
+  "$P" examples/all_reduce.purlin --target=sm_90 --aot=bf16:sum -o "$DIR" || exit 1
+  renamed all_reduce all_reduce_ll
+  "$P" "$DIR/src/all_reduce_ll.purlin" --target=sm_90 --strategy=staged_ll --lanes=8 \
+    --chunks=1 --aot=bf16:sum -o "$DIR" || exit 1
+  rm -f "$DIR/registry.cpp"
+  "$P" examples/all_gather.purlin --emit=snac --target=ce >"$DIR/src/all_gather_ce.snac.mlir"
+  echo "$DIR: $(ls "$DIR"/*.purlin.cpp | wc -l) copy-engine collectives, $(ls "$DIR"/*.purlin.cu | wc -l) sm_90"
+  echo "carry $DIR/ to the GPU machine and run: tools/gpu-datapaths.sh run $DIR"
+  ;;
+run)
+  LOG=${OUT:-build-dp/logs}
+  mkdir -p "$LOG"
+  summary=()
+  step() { summary+=("$1"); echo "== $1"; }
+  B=build-dp
+  t0=$(date +%s)
+  cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
+    -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
+    { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
+  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench purlin-gemm-overlap >"$LOG/build.log" 2>&1 ||
+    { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+  step "build: ok in $(( $(date +%s) - t0 )) s"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
+  T=$B/test/gpu/purlin-gpu-test
+  BE=$B/tools/purlin-bench/purlin-bench
+
+  # 1. correctness, graph replays, kernel nodes
+  t0=$(date +%s)
+  for n in "${copies[@]}"; do
+    timeout 120 $T --quick --only "${n}_ce" >"$LOG/test-${n}_ce.log" 2>&1
+    rc=$?
+    grep -E "FAIL|graph replays|timeout|CRASH|FATAL" "$LOG/test-${n}_ce.log" | head -8
+    step "gpu test ${n}_ce: rc=$rc $(tail -1 "$LOG/test-${n}_ce.log")"
+  done
+  PURLIN_CE_BATCH=0 timeout 120 $T --quick --only all_gather_ce >"$LOG/test-all_gather_ce-nobatch.log" 2>&1
+  step "gpu test all_gather_ce, PURLIN_CE_BATCH=0: rc=$? $(tail -1 "$LOG/test-all_gather_ce-nobatch.log")"
+  PURLIN_ONE_LAUNCH=0 timeout 120 $T --quick --only all_to_all_ce >"$LOG/test-all_to_all_ce-barriers.log" 2>&1
+  step "gpu test all_to_all_ce, PURLIN_ONE_LAUNCH=0: rc=$? $(tail -1 "$LOG/test-all_to_all_ce-barriers.log")"
+  step "gpu tests: $(( $(date +%s) - t0 )) s"
+
+  # 2. bandwidth: copy engine vs SM vs memcpy (same run per table)
+  t0=$(date +%s)
+  {
+    for c in all_gather all_to_all; do
+      echo "# $c: copy engine (cuMemcpyBatchAsync)"
+      timeout 90 $BE -C ${c}_ce -g 8 -d bf16 -b 64M -e 1G -f 2 -n 10 -w 3 -c 0
+      echo "# $c: copy engine, PURLIN_CE_BATCH=0 (cudaMemcpyAsync per copy)"
+      PURLIN_CE_BATCH=0 timeout 90 $BE -C ${c}_ce -g 8 -d bf16 -b 64M -e 1G -f 2 -n 10 -w 3 -c 0
+      echo "# $c: SM datapath"
+      timeout 90 $BE -C $c -g 8 -d bf16 -b 64M -e 1G -f 2 -n 10 -w 3 -c 0
+      echo "# $c: copy engine at 64 MiB, every result checked"
+      timeout 90 $BE -C ${c}_ce -g 8 -d bf16 -b 64M -e 64M -n 5 -w 2 -c 1
+    done
+  } 2>&1 | tee "$LOG/bench-ce.log" | grep -v "^# size"
+  step "bench copy engine: $(( $(date +%s) - t0 )) s, see $LOG/bench-ce.log"
+
+  # 2b. a bf16 GEMM beside the all-gather: SM datapath vs copy engine
+  t0=$(date +%s)
+  timeout 90 $B/tools/purlin-bench/purlin-gemm-overlap -g 8 -m 8192 -s 256M -n 20 \
+    all_gather all_gather_ce all_to_all all_to_all_ce 2>&1 | tee "$LOG/gemm-overlap.log"
+  step "GEMM beside the collective ($(( $(date +%s) - t0 )) s): $(grep -c slowdown "$LOG/gemm-overlap.log") rows, see $LOG/gemm-overlap.log"
+
+  # 3. low-latency baseline, barriers kept
+  t0=$(date +%s)
+  {
+    echo "# all_reduce, the chooser's plans, PURLIN_ONE_LAUNCH=0"
+    PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
+    echo "# all_reduce staged_ll (8 lanes, 1 chunk), PURLIN_ONE_LAUNCH=0"
+    PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C all_reduce_ll -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
+  } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
+  step "bench low latency: $(( $(date +%s) - t0 )) s, see $LOG/bench-ll.log"
+
+  echo "== summary"
+  printf '%s\n' "${summary[@]}"
+  grep -E "slowdown|alone:" "$LOG/gemm-overlap.log" | sed -E 's/ +/ /g' 
+  # The ratio and plan columns of the copy-engine tables, last.
+  grep -E "^#|^ +[0-9]" "$LOG/bench-ce.log" | grep -vE "^# (size|purlin-bench)" |
+    awk '/^#/ {print; next} {p = ""; for (i = 19; i <= NF; ++i) p = p " " $i;
+                             print "  " $1 " B/rank: " $7 " us, memcpy " $17 " us, ratio " $18 ", plan" p}'
+  ;;
+*)
+  sed -n '2,40p' "$0"
+  exit 2
+  ;;
+esac
