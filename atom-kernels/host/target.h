@@ -163,6 +163,16 @@ public:
     }
     return true;
   }
+  // Epilogues (exec/Epilogue.h): elements as f32 through DType.h, the
+  // reference's conversions; a lane is one thread, so a row reduction is
+  // the thread's own fold, in element order.
+  float loadF(const char *base, int64_t i) const {
+    return elementToFloat(cfg_->dtype, (const uint8_t *)base + i * S_.elemSize);
+  }
+  void storeF(char *base, int64_t i, float v) const {
+    floatToElement(cfg_->dtype, v, (uint8_t *)base + i * S_.elemSize);
+  }
+  float rowReduce(float v, int) const { return v; }
 
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;

@@ -129,6 +129,34 @@ class UserCollectives(unittest.TestCase):
         for r in range(R):
             np.testing.assert_array_equal(ys[r], want)
 
+    def test_example_all_reduce_rmsnorm(self):
+        # The fused all-reduce + residual + RMSNorm (issue 16): the extra
+        # inputs and outputs by name, N and H solved from the sizes, out of
+        # place and in place (y at x, res_out at res); against numpy in f32
+        # (numpy's pairwise sums round differently: a tolerance).
+        coll = self.comm.load(os.path.join(purlin.communicator.examples_dir(),
+                                           "all_reduce_rmsnorm.purlin"))
+        N, H = 5, 64
+        for inplace in (False, True):
+            xs = [rand(np.float32, N * H) for _ in range(R)]
+            res = [rand(np.float32, N * H) for _ in range(R)]
+            w = [rand(np.float32, H) for _ in range(R)]
+            eps = [np.full(1, 1e-5, dtype=np.float32) for _ in range(R)]
+            recv = reduce_ref(xs, "sum")
+            want_h = [recv + res[r] for r in range(R)]
+            want_y = []
+            for r in range(R):
+                h = want_h[r].reshape(N, H)
+                s = np.sqrt((h * h).sum(axis=1, keepdims=True) / H + eps[r][0])
+                want_y.append((h / s * w[r]).reshape(-1))
+            ys = xs if inplace else [poisoned(np.float32, N * H) for _ in range(R)]
+            hs = res if inplace else [poisoned(np.float32, N * H) for _ in range(R)]
+            coll(x=xs, res=res, w=w, eps=eps, y=ys, res_out=hs)
+            for r in range(R):
+                np.testing.assert_array_equal(hs[r], want_h[r], err_msg=f"res_out {r}")
+                np.testing.assert_allclose(ys[r], want_y[r], rtol=1e-5, atol=1e-6,
+                                           err_msg=f"y rank {r} inplace {inplace}")
+
     def test_reverse_ranks(self):
         coll = self.comm.load(REVERSE)
         C = 123

@@ -322,4 +322,62 @@ void fillRandom(DType t, uint8_t *dst, int64_t n, uint64_t seed) {
   }
 }
 
+float elementToFloat(DType t, const uint8_t *src) {
+  auto get = [&](auto v) {
+    std::memcpy(&v, src, sizeof v);
+    return v;
+  };
+  switch (t) {
+  case DType::F32:
+    return get(float());
+  case DType::F16:
+    return halfToFloat(get(uint16_t()));
+  case DType::BF16:
+    return bf16ToFloat(get(uint16_t()));
+  case DType::F8E4M3:
+    return e4m3ToFloat(src[0]);
+  case DType::F8E5M2:
+    return e5m2ToFloat(src[0]);
+  case DType::I8:
+    return (float)get(int8_t());
+  case DType::U8:
+    return (float)src[0];
+  case DType::I32:
+    return (float)get(int32_t());
+  case DType::I64:
+    return (float)get(int64_t());
+  case DType::F64:
+    return (float)get(double());
+  }
+  return 0;
+}
+
+void floatToElement(DType t, float v, uint8_t *dst) {
+  auto put = [&](auto x) { std::memcpy(dst, &x, sizeof x); };
+  switch (t) {
+  case DType::F32:
+    return put(v);
+  case DType::F16:
+    return put(floatToHalf(v));
+  case DType::BF16:
+    return put(floatToBf16(v));
+  case DType::F8E4M3:
+    dst[0] = floatToE4m3(v);
+    return;
+  case DType::F8E5M2:
+    dst[0] = floatToE5m2(v);
+    return;
+  case DType::I8:
+    return put((int8_t)(int64_t)v);
+  case DType::U8:
+    return put((uint8_t)(int64_t)v);
+  case DType::I32:
+    return put((int32_t)(int64_t)v);
+  case DType::I64:
+    return put((int64_t)v);
+  case DType::F64:
+    return put((double)v);
+  }
+}
+
 } // namespace purlin

@@ -44,6 +44,19 @@ std::string writeDesc(const Collective &c) {
        << "] [" << cl.from.index.str() << "]\n";
     os << "  to " << cl.to.buffer << " @ [" << rankText(cl.to.rank) << "] ["
        << cl.to.index.str() << "]\n";
+    if (!cl.epilogue.empty()) { // `rows n ...`, then `let NAME [V]`, `store BUF [I] [V]`
+      os << "  rows";
+      for (auto &r : cl.epilogue.rows)
+        os << " " << r;
+      os << "\n";
+      for (auto &st : cl.epilogue.stmts) {
+        if (st.let.empty())
+          os << "  store " << st.buffer << " [" << st.index.str() << "] ["
+             << st.value.str() << "]\n";
+        else
+          os << "  let " << st.let << " [" << st.value.str() << "]\n";
+      }
+    }
     os << "end\n";
   }
   return os.str();
@@ -195,6 +208,23 @@ bool readDesc(const std::string &text, Collective &out, std::string &error) {
       if (!access(w, br, cur->to))
         return false;
       cur->to.loc = loc;
+    } else if (k == "rows" && cur && w.size() >= 2) {
+      cur->epilogue.loc = loc;
+      cur->epilogue.rows.assign(w.begin() + 1, w.end());
+    } else if (k == "let" && cur && w.size() == 3 && br[2]) {
+      EpiStmt st;
+      st.let = w[1];
+      st.loc = st.valueLoc = loc;
+      if (!expr(w[2], st.value))
+        return false;
+      cur->epilogue.stmts.push_back(st);
+    } else if (k == "store" && cur && w.size() == 4 && br[2] && br[3]) {
+      EpiStmt st;
+      st.buffer = w[1];
+      st.loc = st.valueLoc = loc;
+      if (!expr(w[2], st.index) || !expr(w[3], st.value))
+        return false;
+      cur->epilogue.stmts.push_back(st);
     } else if (k == "end" && cur) {
       cur = nullptr;
     } else {

@@ -44,6 +44,14 @@ Expr Expr::neg(Expr e) {
   return Expr(n);
 }
 
+Expr Expr::call(const std::string &name, std::vector<Expr> args) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Call;
+  n->name = name;
+  n->ops = std::move(args);
+  return Expr(n);
+}
+
 Expr::Kind Expr::kind() const { return node_->kind; }
 int64_t Expr::constValue() const { return node_->value; }
 const std::string &Expr::name() const { return node_->name; }
@@ -147,6 +155,12 @@ std::string print(const Expr &e,
       s += "[" + print(o, ident, cxx, modOp) + "]";
     return s;
   }
+  case Expr::Kind::Call: { // C++: purlin_epi_NAME(args), Epilogue.h's functions
+    std::string s = (cxx ? "purlin_epi_" : "") + e.name() + "(";
+    for (size_t i = 0; i < e.operands().size(); ++i)
+      s += (i ? ", " : "") + print(e.operands()[i], ident, cxx, modOp);
+    return s + ")";
+  }
   case Expr::Kind::Neg: {
     std::string inner = print(e.operands()[0], ident, cxx, modOp);
     // An inner '-' (a negation, a negative constant) gets parentheses too:
@@ -233,6 +247,8 @@ bool Expr::isLinearIn(const std::vector<std::string> &vars) const {
   case Kind::Div:
   case Kind::Mod:
     return !dependsOn(*this);
+  case Kind::Call:
+    return false;
   }
   return false;
 }
@@ -263,6 +279,8 @@ bool Expr::isQuasiAffineIn(const std::vector<std::string> &vars) const {
   case Kind::Div:
   case Kind::Mod:
     return !dependsOn(operands()[1]) && operands()[0].isQuasiAffineIn(vars);
+  case Kind::Call:
+    return false;
   }
   return false;
 }
@@ -281,6 +299,12 @@ Expr Expr::substitute(const std::string &n, const Expr &value) const {
   }
   case Kind::Neg:
     return neg(operands()[0].substitute(n, value));
+  case Kind::Call: {
+    std::vector<Expr> args;
+    for (auto &o : operands())
+      args.push_back(o.substitute(n, value));
+    return call(name(), args);
+  }
   default:
     return binary(kind(), operands()[0].substitute(n, value),
                   operands()[1].substitute(n, value));
@@ -298,6 +322,7 @@ bool Expr::operator==(const Expr &o) const {
   case Kind::Var:
     return name() == o.name();
   case Kind::Table:
+  case Kind::Call:
     if (name() != o.name())
       return false;
     break;
@@ -314,7 +339,7 @@ size_t Expr::hash() const {
   auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   if (kind() == Kind::Const)
     mix(std::hash<int64_t>()(constValue()));
-  if (kind() == Kind::Var || kind() == Kind::Table)
+  if (kind() == Kind::Var || kind() == Kind::Table || kind() == Kind::Call)
     mix(std::hash<std::string>()(name()));
   for (auto &o : operands())
     mix(o.hash());
@@ -350,6 +375,9 @@ bool evaluate(const Expr &e, const EvalEnv &env, int64_t &out,
     }
     return true;
   }
+  case Expr::Kind::Call:
+    error = "'" + e.str() + "' is not an integer expression";
+    return false;
   case Expr::Kind::Neg: {
     int64_t a;
     if (!evaluate(e.operands()[0], env, a, error))
@@ -416,6 +444,9 @@ bool CompiledExpr::compile(
       op.tab = t;
       break;
     }
+    case Expr::Kind::Call:
+      error = "'" + x.str() + "' is not an integer expression";
+      return false;
     case Expr::Kind::Neg:
       if (!emit(x.operands()[0]))
         return false;

@@ -133,6 +133,23 @@ private:
         return fail(at, "'" + name +
                             "' is not a name (a letter or '_', then "
                             "letters, digits or '_')");
+      if (in.accept(ExprPunct::LParen)) { // a call: f(a, b)
+        std::vector<Expr> args;
+        int depth = 1;
+        do {
+          E a;
+          if (!expr(a))
+            return false;
+          if (a.depth + 1 > kMaxExprDepth)
+            return fail(at, kTooDeep);
+          depth = std::max(depth, a.depth + 1);
+          args.push_back(a.e);
+        } while (in.accept(ExprPunct::Comma));
+        if (!expect(ExprPunct::RParen, "')' after the arguments"))
+          return false;
+        out = E{Expr::call(name, std::move(args)), depth};
+        return true;
+      }
       std::vector<Expr> index;
       int depth = 1;
       for (;;) {
@@ -229,7 +246,7 @@ public:
 
 private:
   static char punctChar(ExprPunct p) {
-    static const char kChars[] = "+-*/%()[]{}|";
+    static const char kChars[] = "+-*/%()[]{}|,";
     return kChars[(int)p];
   }
   static bool isIdentStart(char c) {

@@ -78,6 +78,8 @@ std::string writePlan(const Plan &p) {
              (st.ranksHi < 0 ? std::string("R") : std::to_string(st.ranksHi));
       if (st.flagged)
         s += " flagged";
+      if (st.epilogue)
+        s += " epilogue";
       break;
     }
     s += "\n";

@@ -1,4 +1,5 @@
 #include "purlin/spec/Reference.h"
+#include "purlin/spec/Epilogue.h"
 
 #include <algorithm>
 #include <cstring>
@@ -27,8 +28,9 @@ bool allocateBuffers(const Collective &c, const Binding &b, RankBuffers &data,
   return true;
 }
 
-bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
-                       std::string &error) {
+namespace {
+bool evaluateAll(const Collective &c, const Binding &b, RankBuffers &data,
+                 bool unfused, std::string &error) {
   BoundCollective bc;
   if (!bc.init(c, b, error))
     return false;
@@ -56,6 +58,11 @@ bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
   std::vector<std::vector<uint8_t>> before(R);
   for (size_t ci = 0; ci < c.clauses.size(); ++ci) {
     const auto &k = bc.clauses[ci];
+    if (!c.clauses[ci].epilogue.empty()) {
+      if (!evaluateEpilogue(c, bc, (int)ci, data, out, unfused, error))
+        return false;
+      continue;
+    }
     const bool step = readsOutput(c, ci);
     for (int64_t p = 0; step && p < R; ++p)
       before[p] = out[p][k.fromBuf];
@@ -97,6 +104,18 @@ bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
       if (c.buffers[i].role == BufferRole::Out)
         data[r][i] = std::move(out[r][i]);
   return true;
+}
+
+} // namespace
+
+bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
+                       std::string &error) {
+  return evaluateAll(c, b, data, false, error);
+}
+
+bool referenceEvaluateUnfused(const Collective &c, const Binding &b,
+                              RankBuffers &data, std::string &error) {
+  return evaluateAll(c, b, data, true, error);
 }
 
 } // namespace purlin

@@ -1,6 +1,7 @@
 // The structural rules of a collective (checkStructure): what needs no
 // parameter values.
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Epilogue.h"
 
 #include <algorithm>
 #include <random>
@@ -96,15 +97,19 @@ struct StructureChecker {
     }
     if (c.clauses.empty())
       error(c.loc, "collective '" + c.name + "' names nothing (no 'name' clause)");
-    for (size_t k = 0; k < c.clauses.size(); ++k)
+    for (size_t k = 0; k < c.clauses.size(); ++k) {
       clause(c.clauses[k], k, seen);
+      ok &= checkEpilogue(c, c.clauses[k], diags);
+    }
     // What docs/language.md promises: every input is read, every output
     // written (a buffer no clause uses is a mistake, or dead weight that
     // the caller still has to allocate).
     for (auto &b : c.buffers) {
       bool used = false;
       for (auto &cl : c.clauses)
-        used |= (b.role == BufferRole::In ? cl.from.buffer : cl.to.buffer) == b.name;
+        used |= (b.role == BufferRole::In ? cl.from.buffer : cl.to.buffer) == b.name ||
+                (b.role == BufferRole::In ? epilogueReads(cl, b.name)
+                                          : epilogueStores(cl, b.name));
       if (!used)
         error(b.loc, b.role == BufferRole::In
                          ? "input '" + b.name + "' is never read: no name clause reads it"

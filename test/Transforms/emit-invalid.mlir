@@ -22,18 +22,20 @@ layout.collective @bare {
 // -----
 
 // More buffers than the executor's tables hold (spec's limits::kMaxBuffers).
-// expected-error @+1 {{the executor supports at most 4 clauses and 4 buffers}}
+// expected-error @+1 {{the executor supports at most 4 clauses and 8 buffers}}
 layout.collective @wide {
   layout.param @R : ranks
   layout.buffer @x : in f32 [4]
+  layout.buffer @x1 : in f32 [4]
+  layout.buffer @x2 : in f32 [4]
+  layout.buffer @x3 : in f32 [4]
+  layout.buffer @x4 : in f32 [4]
+  layout.buffer @x5 : in f32 [4]
+  layout.buffer @x6 : in f32 [4]
+  layout.buffer @x7 : in f32 [4]
   layout.buffer @a : out f32 [4]
-  layout.buffer @b : out f32 [4]
-  layout.buffer @c : out f32 [4]
-  layout.buffer @d : out f32 [4]
-  layout.names i in [4] from @x[0][i] to @a[*][i] copy
-  layout.names i in [4] from @x[0][i] to @b[*][i] copy
-  layout.names i in [4] from @x[0][i] to @c[*][i] copy
-  layout.names i in [4] from @x[0][i] to @d[*][i] copy
+  layout.names (n, i) in [1, 4] from @x[*][i] to @a[*][i] reduce<sum>
+  layout.epilogue rows n [store @a[i] = recv + x1[i] + x2[i] + x3[i] + x4[i] + x5[i] + x6[i] + x7[i]]
 }
 snac.program @wide_direct of @wide "direct" lanes 1 chunks 1 band [0, -1) {
 }

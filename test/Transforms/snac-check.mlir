@@ -572,3 +572,52 @@ snac.program @p of @all_gather "direct" lanes 1 chunks 1 band [0, -1) {
   snac.notify @done to srcs clause 0 boundary
   snac.wait @done from dsts clause 0 boundary
 }
+
+// -----
+
+// The rule: a consume of a clause with an epilogue goes through it (issue
+// 16); without the mark the names would be stored unnormalized.
+layout.collective @epi {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi_direct of @epi "direct" lanes 4 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{consume of clause 0 without its epilogue}}
+  snac.consume mine from input to self clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}
+
+// -----
+
+// ... and a clause without one has none.
+layout.collective @noepi {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @noepi_direct of @noepi "direct" lanes 4 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{consume through an epilogue, but clause 0 has none}}
+  snac.consume mine from input to self clause 0 epilogue
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}

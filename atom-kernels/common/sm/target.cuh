@@ -131,6 +131,32 @@ public:
     return kVecBytes / (int64_t)sizeof(typename E::Raw);
   }
 
+  // Epilogues (exec/Epilogue.h): an element widened to f32 and narrowed
+  // with one rounding (elem.cuh, DType.h's conversions), and a row
+  // reduction over the lane's threads: each warp folds by shuffles, then
+  // warp 0 folds the warps' values in warp order. Every thread returns the
+  // result.
+  __device__ float loadF(const char *base, int64_t i) const {
+    return (float)E::widen(((const typename E::Raw *)base)[i]);
+  }
+  __device__ void storeF(char *base, int64_t i, float v) const {
+    ((typename E::Raw *)base)[i] = E::narrow((typename E::Acc)v);
+  }
+  __device__ float rowReduce(float v, int op) {
+    __shared__ float part[32];
+    for (int o = 16; o > 0; o >>= 1)
+      v = purlin_epi_fold(op, v, __shfl_xor_sync(0xffffffffu, v, o));
+    const int w = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+    if ((threadIdx.x & 31) == 0)
+      part[w] = v;
+    __syncthreads();
+    float acc = part[0];
+    for (int k = 1; k < nw; ++k)
+      acc = purlin_epi_fold(op, acc, part[k]);
+    __syncthreads(); // part is reused by the next reduction
+    return acc;
+  }
+
 private:
   const exec::Shared &S_;
   int rank_, lane_;

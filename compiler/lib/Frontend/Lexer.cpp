@@ -52,6 +52,8 @@ const char *tokenKindName(Token::Kind k) {
     return "'<='";
   case Token::Bar:
     return "'|'";
+  case Token::Equal:
+    return "'='";
   }
   return "token";
 }
@@ -170,6 +172,8 @@ Token Lexer::next() {
     return one(Token::Percent);
   case '|':
     return one(Token::Bar);
+  case '=':
+    return one(Token::Equal);
   case '-':
     if (peek(1) == '>') {
       advance();

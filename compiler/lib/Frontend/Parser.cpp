@@ -75,6 +75,7 @@ private:
   bool clause(Collective &c);
   bool access(Access &a);
   bool op(Clause &cl);
+  bool epilogue(Clause &cl);
 
   // Expressions: the spec's one parser of the grammar (ExprParse.h), over
   // this parser's tokens; its messages and positions come back as Diags at
@@ -97,7 +98,8 @@ public:
     static const Token::Kind kKinds[] = {
         Token::Plus,    Token::Minus,   Token::Star,   Token::Slash,
         Token::Percent, Token::LParen,  Token::RParen, Token::LSquare,
-        Token::RSquare, Token::LBrace, Token::RBrace, Token::Bar};
+        Token::RSquare, Token::LBrace, Token::RBrace, Token::Bar,
+        Token::Comma};
     return p.accept(kKinds[(int)k]);
   }
   bool acceptInt(int64_t &v) override {
@@ -251,8 +253,14 @@ bool Parser::clause(Collective &c) {
                             std::to_string(n) + " extent(s)");
   if (!expect(Token::Colon, "after the extents") || !access(cl.from) ||
       !expect(Token::Arrow, "between the contributor and the destination") ||
-      !access(cl.to) || !op(cl) || !expect(Token::Semi, "after the name clause"))
+      !access(cl.to) || !op(cl))
     return false;
+  if (isKeyword("rows")) {
+    if (!epilogue(cl))
+      return false;
+  } else if (!expect(Token::Semi, "after the name clause")) {
+    return false;
+  }
   c.clauses.push_back(std::move(cl));
   return true;
 }
@@ -300,6 +308,57 @@ bool Parser::op(Clause &cl) {
   }
   consume();
   return expect(Token::RParen, "after the reduction op");
+}
+
+// epilogue := 'rows' coords '{' stmt* '}'
+// stmt     := 'let' IDENT '=' expr ';' | IDENT '[' expr ']' '=' expr ';'
+bool Parser::epilogue(Clause &cl) {
+  Epilogue &e = cl.epilogue;
+  e.loc = here();
+  consume(); // 'rows'
+  auto row = [&]() {
+    std::string n;
+    if (!ident(n, nullptr, "a row coordinate"))
+      return false;
+    e.rows.push_back(n);
+    return true;
+  };
+  if (accept(Token::LParen)) {
+    do {
+      if (!row())
+        return false;
+    } while (accept(Token::Comma));
+    if (!expect(Token::RParen, "after the row coordinates"))
+      return false;
+  } else if (!row()) {
+    return false;
+  }
+  if (!expect(Token::LBrace, "before the epilogue"))
+    return false;
+  while (!accept(Token::RBrace)) {
+    EpiStmt st;
+    st.loc = here();
+    if (isKeyword("let")) {
+      consume();
+      if (!ident(st.let, &st.loc, "a name after 'let'"))
+        return false;
+    } else {
+      if (!is(Token::Ident))
+        return expected("'let', a store 'BUF[INDEX] = ...' or '}'");
+      if (!ident(st.buffer, &st.loc, "a buffer name") ||
+          !expect(Token::LSquare, "before the index of the store") ||
+          !expr(st.index) || !expect(Token::RSquare, "after the index"))
+        return false;
+    }
+    if (!expect(Token::Equal, st.let.empty() ? "after the store's place"
+                                             : "after the let's name"))
+      return false;
+    st.valueLoc = here();
+    if (!expr(st.value) || !expect(Token::Semi, "after the statement"))
+      return false;
+    e.stmts.push_back(std::move(st));
+  }
+  return true;
 }
 
 bool Parser::expr(Expr &out) {

@@ -67,6 +67,14 @@ bool staticChecks(const Collective &c, const Plan &plan,
       err(si, std::string(stepKindName(st.kind)) +
                   " outside the chunk loop moves chunk 0 only, but the plan has " +
                   std::to_string(plan.chunks) + " chunks");
+    // An epilogue: exactly the consumes of a clause that has one (the snac
+    // verifier keeps them one-shot, where a rank owns whole rows).
+    if (st.kind == StepKind::Consume &&
+        st.epilogue != !c.clauses[st.clause].epilogue.empty())
+      err(si, st.epilogue ? "consume through an epilogue, but clause " +
+                                std::to_string(st.clause) + " has none"
+                          : "consume of clause " + std::to_string(st.clause) +
+                                " without its epilogue");
     if (st.flagged && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
         !(st.kind == StepKind::Consume && st.src == SourceKind::Staging))
       err(si, "only a push stage and a consume from staging carry flagged lines");

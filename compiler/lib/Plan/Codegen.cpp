@@ -139,6 +139,92 @@ struct Emitter {
       }
     }
     os << "};\n\n";
+    if (!cl.epilogue.empty())
+      epilogue(k);
+  }
+
+  /// C++ (f32) for an epilogue's value: a buffer read is x.load, a row
+  /// reduction red[k] (numbered as met: `folds` collects each one's op and
+  /// argument), `/` a true division.
+  std::string value(const Expr &e, const Clause &cl,
+                    std::vector<std::pair<int, std::string>> &folds) const {
+    switch (e.kind()) {
+    case Expr::Kind::Const:
+      return "float(" + std::to_string(e.constValue()) + ")";
+    case Expr::Kind::Var: {
+      if (e.name() == kEpiRecv)
+        return "recv";
+      for (auto &st : cl.epilogue.stmts)
+        if (st.let == e.name())
+          return "v_" + e.name();
+      return "float(" + expr(e, &cl) + ")";
+    }
+    case Expr::Kind::Table:
+      return "x.load(" + std::to_string(c.bufferIndex(e.name())) + ", " +
+             expr(e.operands()[0], &cl) + ")";
+    case Expr::Kind::Call: {
+      std::vector<std::string> args;
+      for (auto &o : e.operands())
+        args.push_back(value(o, cl, folds));
+      if (e.name() == "rowsum" || e.name() == "rowmax") {
+        folds.push_back({e.name() == "rowsum" ? exec::kEpiRowSum : exec::kEpiRowMax,
+                         args[0]});
+        return "red[" + std::to_string(folds.size() - 1) + "]";
+      }
+      std::string s = "purlin_epi_" + e.name() + "(";
+      for (size_t i = 0; i < args.size(); ++i)
+        s += (i ? ", " : "") + args[i];
+      return s + ")";
+    }
+    case Expr::Kind::Neg:
+      return "(-" + value(e.operands()[0], cl, folds) + ")";
+    default: {
+      const char *op = e.kind() == Expr::Kind::Add   ? " + "
+                       : e.kind() == Expr::Kind::Sub ? " - "
+                       : e.kind() == Expr::Kind::Mul ? " * "
+                                                     : " / ";
+      std::string a = value(e.operands()[0], cl, folds);
+      return "(" + a + op + value(e.operands()[1], cl, folds) + ")";
+    }
+    }
+  }
+
+  // An epilogue's struct (exec/Epilogue.h): its statements per element and
+  // pass; pass k folds row reduction k and returns, the last pass stores.
+  void epilogue(size_t k) {
+    const Clause &cl = c.clauses[k];
+    std::vector<std::pair<int, std::string>> folds;
+    std::ostringstream body;
+    for (const EpiStmt &st : cl.epilogue.stmts) {
+      size_t before = folds.size();
+      std::string v = value(st.value, cl, folds);
+      for (size_t f = before; f < folds.size(); ++f)
+        body << "    if (pass == " << f << ") {\n      acc = purlin_epi_fold("
+             << folds[f].first << ", acc, " << folds[f].second
+             << ");\n      return;\n    }\n";
+      if (!st.let.empty())
+        body << "    const float v_" << st.let << " = " << v << "; (void)v_"
+             << st.let << ";\n";
+      else
+        body << "    if (pass == kReductions)\n      x.store("
+             << c.bufferIndex(st.buffer) << ", " << expr(st.index, &cl) << ", "
+             << v << ");\n";
+    }
+    os << "// the epilogue of clause " << k << ": rows (";
+    for (size_t r = 0; r < cl.epilogue.rows.size(); ++r)
+      os << (r ? ", " : "") << cl.epilogue.rows[r];
+    os << ")\nstruct Epilogue" << k << " {\n"
+       << "  static constexpr int kRowDims = " << cl.epilogue.rows.size()
+       << ", kReductions = " << folds.size() << ";\n"
+       << "  PURLIN_HD static int reduceOp(int k) {\n    (void)k;\n";
+    for (size_t f = 0; f < folds.size(); ++f)
+      os << "    if (k == " << f << ") return " << folds[f].first << ";\n";
+    os << "    return 0;\n  }\n"
+       << "  template <class X>\n  PURLIN_HD static void element(const X &x, int pass, "
+          "const int64_t *c, const Params &P, float &acc, const float *red) {\n"
+       << "    (void)pass; (void)c; (void)P; (void)acc; (void)red;\n"
+       << "    const float recv = x.recv(); (void)recv;\n"
+       << body.str() << "  }\n};\n\n";
   }
 
   // The executor's constant for a vocabulary word: prefix + the word's name
@@ -182,6 +268,11 @@ struct Emitter {
          << chunk << flagsText(a.flags) << ");\n";
       break;
     case StepKind::Consume: {
+      if (st.epilogue) { // one-shot (the snac verifier): mine, to self
+        os << ind << "consumeRows<" << C << ", Epilogue" << st.clause << ">(t, "
+           << word("kSrc", sourceKindName(st.src)) << ", " << chunk << ");\n";
+        break;
+      }
       os << ind << "consume<" << C << ">(t, "
          << word("kSel", selectionName(st.sel)) << ", " << word("kSrc", sourceKindName(st.src))
          << ", " << word("kDst", destKindName(st.dst)) << ", " << chunk;

@@ -295,12 +295,25 @@ bool twoShotPays(const Collective &c) {
 }
 } // namespace
 
-bool inferPlans(const Collective &c, const InferOptions &opts,
-                std::vector<Plan> &plans, std::string &error) {
+namespace {
+bool choosePlans(const Collective &c, const InferOptions &opts,
+                 std::vector<Plan> &plans, std::string &error) {
   plans.clear();
   if (c.clauses.size() > (size_t)limits::kMaxClauses) {
     error = "at most " + std::to_string(limits::kMaxClauses) +
             " clauses per collective are supported";
+    return false;
+  }
+  // An epilogue needs whole rows on the rank that applies it: one-shot,
+  // where every rank combines every name it receives, gives it that.
+  // (Two-shot would need each rank's part cut on row boundaries.)
+  bool epilogue = false;
+  for (const Clause &cl : c.clauses)
+    epilogue |= !cl.epilogue.empty();
+  if (epilogue && opts.strategy != "auto" && opts.strategy != "direct" &&
+      opts.strategy != "direct_copy") {
+    error = "strategy '" + opts.strategy + "' cannot run an epilogue; a "
+            "collective with an epilogue runs one-shot (direct, direct_copy)";
     return false;
   }
   if (opts.strategy != "auto") {
@@ -333,7 +346,7 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
     plans.push_back(p);
     return true;
   };
-  bool two = twoShotPays(c);
+  bool two = twoShotPays(c) && !epilogue;
   if (small < 0) {
     error = "small-bytes must not be negative, got " + std::to_string(small);
     return false;
@@ -347,6 +360,20 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&
          add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
+}
+
+} // namespace
+
+bool inferPlans(const Collective &c, const InferOptions &opts,
+                std::vector<Plan> &plans, std::string &error) {
+  if (!choosePlans(c, opts, plans, error))
+    return false;
+  // Every consume of a clause with an epilogue goes through it.
+  for (Plan &p : plans)
+    for (Step &st : p.steps)
+      st.epilogue = st.kind == StepKind::Consume &&
+                    !c.clauses[st.clause].epilogue.empty();
+  return true;
 }
 
 } // namespace purlin

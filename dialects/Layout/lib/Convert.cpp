@@ -180,6 +180,23 @@ FailureOr<CollectiveOp> importCollective(OpBuilder &b, const Collective &c,
         FlatSymbolRefAttr::get(ctx, cl.to.buffer),
         rankAttr(ctx, cl, cl.to.rank), ExprAttr::get(ctx, cl.to.index),
         combine);
+    if (cl.epilogue.empty())
+      continue;
+    SmallVector<Attribute> rows, targets;
+    SmallVector<bool> stores;
+    std::vector<Expr> indexes, values;
+    for (const std::string &r : cl.epilogue.rows)
+      rows.push_back(b.getStringAttr(r));
+    for (const EpiStmt &st : cl.epilogue.stmts) {
+      targets.push_back(b.getStringAttr(st.let.empty() ? st.buffer : st.let));
+      stores.push_back(st.let.empty());
+      indexes.push_back(st.let.empty() ? st.index : Expr::constant(0));
+      values.push_back(st.value);
+    }
+    EpilogueOp::create(b, loc(cl.epilogue.loc), b.getArrayAttr(rows),
+                       b.getArrayAttr(targets),
+                       DenseBoolArrayAttr::get(ctx, stores),
+                       exprArray(ctx, indexes), exprArray(ctx, values));
   }
   return op;
 }
@@ -262,6 +279,28 @@ LogicalResult exportCollective(CollectiveOp op, Collective &out) {
       if (combine.getParam())
         cl.opParam = combine.getParam().getValue().str();
       out.clauses.push_back(std::move(cl));
+    } else if (auto e = dyn_cast<EpilogueOp>(o)) {
+      if (out.clauses.empty())
+        return e.emitOpError() << "must follow a 'layout.names' op";
+      Epilogue &ep = out.clauses.back().epilogue;
+      ep.loc = loc;
+      for (Attribute r : e.getRows())
+        ep.rows.push_back(cast<StringAttr>(r).getValue().str());
+      ArrayRef<bool> stores = e.getStores();
+      if (e.getTargets().size() != stores.size() ||
+          e.getIndexes().size() != stores.size() ||
+          e.getValues().size() != stores.size())
+        return failure(); // the op's verifier reports it
+      for (size_t i = 0; i < stores.size(); ++i) {
+        EpiStmt st;
+        std::string t = cast<StringAttr>(e.getTargets()[i]).getValue().str();
+        (stores[i] ? st.buffer : st.let) = t;
+        if (stores[i])
+          st.index = cast<ExprAttr>(e.getIndexes()[i]).getValue();
+        st.value = cast<ExprAttr>(e.getValues()[i]).getValue();
+        st.loc = st.valueLoc = loc;
+        ep.stmts.push_back(std::move(st));
+      }
     } else {
       return o.emitOpError() << "is not allowed in a 'layout.collective'";
     }

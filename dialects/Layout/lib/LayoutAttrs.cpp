@@ -49,6 +49,8 @@ public:
       return succeeded(p.parseOptionalRBrace());
     case ExprPunct::Bar:
       return succeeded(p.parseOptionalVerticalBar());
+    case ExprPunct::Comma:
+      return succeeded(p.parseOptionalComma());
     }
     return false;
   }

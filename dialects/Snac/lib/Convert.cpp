@@ -58,7 +58,8 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
                           DestAttr::get(b.getContext(), (Dest)st.dst), clause,
                           st.flagged ? b.getUnitAttr() : UnitAttr(),
                           ranks ? b.getI64IntegerAttr(st.ranksLo) : IntegerAttr(),
-                          ranks ? b.getI64IntegerAttr(st.ranksHi) : IntegerAttr());
+                          ranks ? b.getI64IntegerAttr(st.ranksHi) : IntegerAttr(),
+                          st.epilogue ? b.getUnitAttr() : UnitAttr());
       break;
     }
     }
@@ -123,6 +124,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.src = (purlin::SourceKind)c.getSrc();
         st.dst = (purlin::DestKind)c.getDst();
         st.flagged = c.getFlagged();
+        st.epilogue = c.getEpilogue();
         st.ranksLo = (int)c.getRanksLo().value_or(0);
         st.ranksHi = (int)c.getRanksHi().value_or(-1);
       } else {

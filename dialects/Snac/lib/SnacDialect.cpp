@@ -166,6 +166,12 @@ LogicalResult ConsumeOp::verify() {
     return emitOpError("a consume from owners' outputs writes to 'self'");
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
+  if (getEpilogue() &&
+      (getSel() != Selection::mine || getDst() != Dest::self ||
+       (getSrc() != Source::input && getSrc() != Source::scratch) ||
+       getRanksLo()))
+    return emitOpError("an epilogue runs in a one-shot consume: 'mine' from "
+                       "'input' or 'scratch' to 'self', every contributor");
   if (auto lo = getRanksLo()) {
     const int64_t l = (int64_t)*lo, h = getRanksHi() ? (int64_t)*getRanksHi() : -1;
     if (l < 0 || (h >= 0 && h <= l))

@@ -939,3 +939,60 @@ layout.collective @step_reads_unwritten {
   // expected-error @+1 {{name (i=0) under R=1, C=1 reads 'y@0[1]', which no earlier clause writes}}
   layout.names i in [C] from @y[*][C + i] to @y[*][i] reduce<sum>
 }
+
+// -----
+
+// Epilogues (issue 16): the op's own verifier, then a rule of
+// checkEpilogue reported at the epilogue op.
+layout.collective @epi_first {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  // expected-error @+1 {{'layout.epilogue' op must follow the 'layout.names' op whose names it applies to}}
+  layout.epilogue rows n [store @y[i] = recv]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
+layout.collective @epi_arrays {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  // expected-error @+1 {{'layout.epilogue' op has 1 targets, 2 store marks, 1 indexes and 1 values; they must agree}}
+  "layout.epilogue"() <{rows = ["n"], targets = ["y"], stores = array<i1: true, true>, indexes = [#layout.expr<i>], values = [#layout.expr<recv>]}> : () -> ()
+}
+
+// -----
+
+layout.collective @epi_no_rows {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  // expected-error @+1 {{'layout.epilogue' op needs at least one row coordinate}}
+  "layout.epilogue"() <{rows = [], targets = ["y"], stores = array<i1: true>, indexes = [#layout.expr<i>], values = [#layout.expr<recv>]}> : () -> ()
+}
+
+// -----
+
+layout.collective @epi_mod {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  // expected-error @+1 {{'%' is not defined on an epilogue's f32 values}}
+  layout.epilogue rows n [store @y[i] = recv mod 2]
+}
+
+// -----
+
+layout.collective @epi_syntax {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  // expected-error @+1 {{expected 'store'}}
+  layout.epilogue rows n [keep @y[i] = recv]
+}

@@ -639,3 +639,18 @@ layout.collective @c {
 // expected-error @+1 {{'snac.program' op 'inplace_max_ranks' must be at least 1, got 0}}
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) inplace_safe inplace_max_ranks 0 {
 }
+
+// -----
+
+// an epilogue on a consume that is not one-shot (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op an epilogue runs in a one-shot consume: 'mine' from 'input' or 'scratch' to 'self', every contributor}}
+  snac.consume owned from input to all clause 0 epilogue
+}

@@ -33,6 +33,7 @@ struct Token {
     Arrow,     // ->
     LessEqual, // <=
     Bar,       // |
+    Equal,     // = (an epilogue's assignment)
   };
   Kind kind = Eof;
   std::string text; // the spelling; for Error, the message

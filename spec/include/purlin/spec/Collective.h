@@ -95,12 +95,50 @@ struct Dim {
   SrcLoc loc;
 };
 
+/// One statement of an epilogue: `let NAME = VALUE;` (an f32 value for the
+/// statements after it) or `BUF[INDEX] = VALUE;` (a store to an output of
+/// the rank that applies the epilogue, rounded once to the buffer's type).
+struct EpiStmt {
+  std::string let;    // a let: the name; empty for a store
+  std::string buffer; // a store: the output
+  Expr index;         // a store: the index (affine in the clause's coordinates)
+  Expr value;         // f32 arithmetic (docs/language.md, "Epilogues")
+  SrcLoc loc, valueLoc;
+};
+
+/// An epilogue of a reduce clause (`rows (n) { ... }`): what each rank does
+/// with the names it receives before they are stored. The clause's
+/// coordinates are the row coordinates (`rows`) and the inner ones (the
+/// rest: one row's elements). Values are f32: `recv` is the received value
+/// (the contributions combined, not rounded), a coordinate or a parameter
+/// its value, `B[i]` an element of an input B of this rank (widened), `/`
+/// a true division; the functions are sqrt, abs, min, max and the row
+/// reductions rowsum and rowmax (over the row's inner coordinates). Every
+/// store rounds once; the clause's destination is written by its store.
+struct Epilogue {
+  std::vector<std::string> rows; // the row coordinates; empty: no epilogue
+  std::vector<EpiStmt> stmts;
+  SrcLoc loc;
+  bool empty() const { return rows.empty(); }
+};
+/// The functions of an epilogue's values: name, argument count, and
+/// whether it reduces a row.
+struct EpiFunction {
+  const char *name;
+  int args;
+  bool rowReduction;
+};
+const EpiFunction *epiFunction(const std::string &name);
+/// The name of the received value in an epilogue.
+constexpr const char *kEpiRecv = "recv";
+
 struct Clause {
   std::vector<Dim> dims;
   Access from, to;
   RedOp op = RedOp::Copy;
   std::string opParam; // when set, the op is this Op parameter's value
   SrcLoc loc, opLoc;
+  Epilogue epilogue;
 };
 
 struct Collective {

@@ -61,6 +61,13 @@ uint8_t floatToE4m3(float f);
 float e5m2ToFloat(uint8_t v);
 uint8_t floatToE5m2(float f);
 
+/// An element widened to f32 and an f32 narrowed with one rounding, as an
+/// epilogue reads and stores them (f8 saturates; f64 and integers convert
+/// as C++ does, integers truncating toward zero): the host target and the
+/// reference evaluator share these.
+float elementToFloat(DType t, const uint8_t *src);
+void floatToElement(DType t, float v, uint8_t *dst);
+
 /// Combines `n` contributions (each `dtypeSize(t)` bytes, in ascending rank
 /// order) into `dst` by `op`. For RedOp::Copy, n must be 1.
 void reduceElement(DType t, RedOp op, const uint8_t *const *srcs, int n,

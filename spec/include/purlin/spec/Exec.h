@@ -21,6 +21,8 @@
 //   exec/Names.h    the clause contract, boxes, flows, peers, scratch layout, Move
 //   exec/Signals.h  the target contract, notify, wait, a lane's moves
 //   exec/Steps.h    stage, consume, copy: the steps generated plans call
+//   exec/Epilogue.h consumeRows: a consume through an epilogue (row-wise f32)
 #pragma once
 
 #include "purlin/spec/exec/Steps.h"
+#include "purlin/spec/exec/Epilogue.h"

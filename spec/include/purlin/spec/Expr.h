@@ -7,9 +7,14 @@
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/' | '%') unary)*
 //   unary   := '-' unary | primary
-//   primary := INT | IDENT ('[' expr ']')* | '(' expr ')'
+//   primary := INT | IDENT ('[' expr ']')* | IDENT '(' expr (',' expr)* ')'
+//            | '(' expr ')'
 // An IDENT is a name-space coordinate or a scalar parameter; with subscripts it
 // is a lookup in a table parameter. '/' and '%' are floor division and modulo.
+// A call `f(a, b)` is a function of an epilogue's value expressions
+// (Collective.h, Epilogue: sqrt, rowsum, ...); it is not an integer
+// expression, so evaluating one is an error and it is neither affine nor
+// quasi-affine.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +27,7 @@ namespace purlin {
 
 class Expr {
 public:
-  enum class Kind { Const, Var, Table, Add, Sub, Mul, Div, Mod, Neg };
+  enum class Kind { Const, Var, Table, Add, Sub, Mul, Div, Mod, Neg, Call };
 
   Expr() = default; // the null expression; isNull() is true
   static Expr constant(int64_t v);
@@ -30,6 +35,7 @@ public:
   static Expr table(const std::string &name, std::vector<Expr> index);
   static Expr binary(Kind k, Expr lhs, Expr rhs);
   static Expr neg(Expr e);
+  static Expr call(const std::string &name, std::vector<Expr> args);
 
   /// Parses `text` (ExprParse.h's parser over plain text); on failure
   /// returns a null Expr and sets `error` (and the 0-based column of the
@@ -40,8 +46,9 @@ public:
   bool isNull() const { return !node_; }
   Kind kind() const;
   int64_t constValue() const;          // Kind::Const
-  const std::string &name() const;     // Kind::Var, Kind::Table
-  const std::vector<Expr> &operands() const; // children (Table: the index)
+  const std::string &name() const;     // Kind::Var, Kind::Table, Kind::Call
+  const std::vector<Expr> &operands() const; // children (Table: the index;
+                                             // Call: the arguments)
 
   /// Canonical text, parenthesised only where precedence needs it. The floor
   /// modulo prints as `modOp` ("%"; the layout dialect's syntax has no '%'
@@ -52,7 +59,8 @@ public:
   /// `P` in scope); '/' and '%' print as purlin_floordiv / purlin_floormod.
   std::string cxx(const std::function<std::string(const std::string &)> &ident) const;
 
-  /// Every variable and table name the expression mentions.
+  /// Every variable and table name the expression mentions (not the
+  /// function of a call).
   void names(std::vector<std::string> &out) const;
   bool mentions(const std::string &name) const;
   /// True when the expression is affine in `vars` with coefficients that do

@@ -43,7 +43,8 @@ enum class ExprPunct {
   RSquare,
   LBrace,
   RBrace,
-  Bar
+  Bar,
+  Comma // between a call's arguments
 };
 
 /// A position in a token source, opaque to the parser (a column; a line and

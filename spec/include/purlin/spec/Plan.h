@@ -57,6 +57,9 @@ struct Step {
   // consume: the contributors combined, ranks [ranksLo, ranksHi) (-1: R);
   // from output, the owners whose parts are read.
   int ranksLo = 0, ranksHi = -1;
+  // consume: through the clause's epilogue (Collective.h): one-shot only,
+  // `mine` from inputs or scratch copies `to self`, every contributor.
+  bool epilogue = false;
   SrcLoc loc; // tag: the snac op this step came from, when it did
 };
 

@@ -22,6 +22,12 @@ using RankBuffers = std::vector<std::vector<std::vector<uint8_t>>>;
 
 bool referenceEvaluate(const Collective &c, const Binding &b, RankBuffers &data,
                        std::string &error);
+/// The same, with every epilogue computed as the chain of separate kernels
+/// it fuses (the all-reduce, then each `let`, each result stored in the
+/// element type): what a fused epilogue is compared with, within a
+/// tolerance (Epilogue.h).
+bool referenceEvaluateUnfused(const Collective &c, const Binding &b,
+                              RankBuffers &data, std::string &error);
 
 /// Allocates data[rank][buffer] at the sizes `b` gives; inputs are filled
 /// with fillRandom(seed, rank, buffer) and outputs with the poison byte.

@@ -13,7 +13,7 @@ namespace purlin {
 // Limits and capacities, in one place.
 namespace limits {
 constexpr int kMaxRanks = 32;       // ranks of a communicator
-constexpr int kMaxBuffers = 4;      // buffers of a collective, inputs and outputs
+constexpr int kMaxBuffers = 8;      // buffers of a collective, inputs and outputs
 constexpr int kMaxClauses = 4;      // clauses of a collective
 constexpr int kMaxScalars = 12;     // ranks, counts and roots
 constexpr int kMaxTables = 3;       // table parameters

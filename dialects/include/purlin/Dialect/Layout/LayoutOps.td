@@ -132,4 +132,35 @@ def Layout_NamesOp : Layout_Op<"names", [HasParent<"CollectiveOp">]> {
   let hasVerifier = 1;
 }
 
+def Layout_EpilogueOp : Layout_Op<"epilogue", [HasParent<"CollectiveOp">]> {
+  let summary = "the epilogue of the name clause before it: row-wise f32 "
+                "work on what a rank receives, before it is stored";
+  let description = [{
+    Belongs to the `layout.names` op just before it (a reduce clause). The
+    clause's leading coordinates `rows` are the row coordinates; the others
+    range over one row. The statements run in order for every name the
+    rank receives: `let NAME = VALUE` binds an f32 value, `store @B[INDEX]
+    = VALUE` rounds a value once to output B's element type and writes it
+    on this rank. In a value, `recv` is the received value (the
+    contributions combined in f32, not rounded), `B[i]` an element of this
+    rank's input B, `/` a true division; `sqrt`, `abs`, `min`, `max` and
+    the row reductions `rowsum`, `rowmax` are functions
+    (`docs/language.md`, "Epilogues"). The collective's verifier checks the
+    rules (`spec/lib/Epilogue.cpp`).
+
+    ```mlir
+    layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+    layout.epilogue rows (n) [let h = recv + res[n*H + i],
+                              store @res_out[n*H + i] = h,
+                              store @y[n*H + i] = h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]
+    ```
+  }];
+  let arguments = (ins StrArrayAttr:$rows, StrArrayAttr:$targets,
+                       DenseBoolArrayAttr:$stores,
+                       Layout_ExprArrayAttr:$indexes,
+                       Layout_ExprArrayAttr:$values);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
 #endif // PURLIN_DIALECT_LAYOUT_OPS_TD

@@ -169,7 +169,13 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     from the output of its owner (which kept it: `owned ... to self`), the
     owners in `ranks [lo, hi)`.
 
+    `epilogue`: the names go through the clause's epilogue
+    (`layout.epilogue`) before they are stored: a one-shot consume
+    (`mine` from `input` or `scratch` to `self`, every contributor) whose
+    lanes take whole rows (`spec/include/purlin/spec/exec/Epilogue.h`).
+
     ```mlir
+    snac.consume mine from input to self clause 0 epilogue
     snac.consume owned from input to all clause 0
     snac.consume mine from staging to self clause 0 flagged
     snac.consume mine from input to partial clause 0 ranks [0, 4)
@@ -181,11 +187,11 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
                    I64Attr:$clause, UnitAttr:$flagged,
                    OptionalAttr<I64Attr>:$ranks_lo,
-                   OptionalAttr<I64Attr>:$ranks_hi);
+                   OptionalAttr<I64Attr>:$ranks_hi, UnitAttr:$epilogue);
   let assemblyFormat = [{
     $sel `from` $src `to` $dst `clause` $clause
     (`ranks` `[` $ranks_lo^ `,` custom<RankBound>($ranks_hi) `)`)?
-    (`flagged` $flagged^)? attr-dict
+    (`flagged` $flagged^)? (`epilogue` $epilogue^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -45,6 +45,16 @@ namespace exec {
 //                                            doff of the slot's data
 //                                            onwards; false (nothing done)
 //                                            where the target declines
+//   float loadF(const char *base, int64_t i) const;
+//   void storeF(char *base, int64_t i, float v) const;
+//                                            epilogues (exec/Epilogue.h):
+//                                            element i of the launch's type
+//                                            widened to f32, or narrowed
+//                                            with one rounding (DType.h)
+//   float rowReduce(float v, int op);        epilogues: the fold (kEpiRowSum,
+//                                            kEpiRowMax) of v over the
+//                                            lane's threads, in a fixed
+//                                            order; every thread gets it
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 16 on the GPU: the fused epilogue collectives (all-reduce +
+# residual + RMSNorm and its variants, examples/all_reduce_rmsnorm*.purlin)
+# against the host reference, and the benchmark fused vs purlin's
+# all-reduce + a separate norm kernel. Two steps, as the GPU machine has no
+# MLIR:
+#
+#   tools/gpu-epilogue.sh gen [DIR]   here, with build/bin/purlinc built:
+#                                     writes DIR/ (default gen-epi/): the
+#                                     three epilogue examples and all_reduce
+#                                     for sm_90 (kernels ahead of time for
+#                                     bf16, f16, f32 with sum)
+#   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
+#                                     root, DIR carried: builds the CUDA
+#                                     runtime and purlin-epilogue-test and
+#                                     purlin-epilogue-bench (sm_90, no MLIR),
+#                                     runs them, writes logs under $OUT (else
+#                                     build-gpu-epi/logs), prints a summary
+#                                     last
+#
+# Test grid (purlin-epilogue-test, 8 virtual ranks, in and out of place):
+#   all_reduce_rmsnorm, bf16: tokens 1,7,128,1000,4096 x hidden 1024,4096,8192
+#   all_reduce_rmsnorm, f16, f32, f8e4m3, f8e5m2 (f8: kernels compiled at
+#     first use, NVRTC): tokens 1,7,128 x hidden 1024,8192
+#   gemma and nores variants, bf16 and f16: tokens 1,7,128 x hidden 1024,8192
+# (the larger cases are checked on their first and last 128 rows: rows are
+# independent.) Budget: ~400 s in all; EPI_QUICK=1 runs bf16 only.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+DIR=${2:-gen-epi}
+case "$mode" in
+gen)
+  P=${PURLINC:-build/bin/purlinc}
+  rm -rf "$DIR" && mkdir -p "$DIR"
+  for f in all_reduce_rmsnorm all_reduce_rmsnorm_gemma all_reduce_rmsnorm_nores all_reduce; do
+    "$P" "examples/$f.purlin" --target=sm_90 -o "$DIR" || exit 1
+  done
+  rm -f "$DIR/registry.cpp"
+  echo "wrote $(ls "$DIR"/*.purlin.cu | wc -l) collectives into $DIR/"
+  echo "on the GPU machine: tools/gpu-epilogue.sh run $DIR (carry $DIR)"
+  ;;
+run)
+  LOG=${OUT:-build-gpu-epi/logs}
+  B=build-gpu-epi
+  mkdir -p "$LOG"
+  summary=()
+  step() { summary+=("$1"); echo "== $1"; }
+  t0=$(date +%s)
+  cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+    -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 \
+    || { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
+  ninja -C "$B" -j"$(nproc)" purlin-epilogue-test purlin-epilogue-bench >"$LOG/build.log" 2>&1 \
+    || { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+  step "build: ok in $(( $(date +%s) - t0 )) s"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$LOG/gpu.txt"
+  T=$B/test/gpu/purlin-epilogue-test
+  export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/$B/cubin-cache}
+  t0=$(date +%s)
+  {
+    $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,128,1000,4096 --hidden 1024,4096,8192
+    if [ "${EPI_QUICK:-0}" != 1 ]; then
+      $T --only all_reduce_rmsnorm --dtypes f16,f32,f8e4m3,f8e5m2 --tokens 1,7,128 --hidden 1024,8192
+      $T --only all_reduce_rmsnorm_gemma --dtypes bf16,f16 --tokens 1,7,128 --hidden 1024,8192
+      $T --only all_reduce_rmsnorm_nores --dtypes bf16,f16 --tokens 1,7,128 --hidden 1024,8192
+    fi
+  } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
+  step "epilogue tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/epilogue-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
+  t0=$(date +%s)
+  $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 \
+    --tokens 1,8,32,128,512,1024,4096 2>&1 | tee "$LOG/epilogue-bench.log"
+  step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
+  echo "== summary"
+  printf '%s\n' "${summary[@]}"
+  ;;
+*)
+  sed -n '2,27p' "$0"
+  exit 2
+  ;;
+esac

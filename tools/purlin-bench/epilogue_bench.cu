@@ -1,0 +1,317 @@
+// purlin-epilogue-bench (issue 16): all-reduce + residual add + RMSNorm on
+// R virtual ranks of one GPU, bf16, side by side in one run:
+//   fused    the collective all_reduce_rmsnorm (its epilogue runs in the
+//            all-reduce's consume: examples/all_reduce_rmsnorm.purlin);
+//   unfused  purlin's all_reduce, then a separate residual + RMSNorm kernel
+//            (16-byte vector loads, one block per row and rank, the row in
+//            registers: the usual hand-written kernel);
+// each timed as the median of 5 CUDA-graph replays of -n calls (us per
+// call); ratio = unfused / fused (> 1: the fused form is faster). Before
+// timing, the fused outputs are compared with the unfused pipeline's
+// (a sanity check; purlin-epilogue-test is the correctness test).
+//
+//   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192]
+//                         [--tokens 1,8,32,128,512,1024,4096]
+#include "GeneratedRegistry.h"
+#include "purlin/purlin.h"
+#include "purlin/spec/DType.h"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CUDA_OK(x)                                                             \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
+                   cudaGetErrorString(e_));                                    \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+#define PURLIN_OK(x)                                                           \
+  do {                                                                         \
+    if ((x) != PURLIN_SUCCESS) {                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
+                   purlinGetLastError());                                      \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace {
+constexpr int kMaxR = 32;
+struct NormPtrs {
+  const __nv_bfloat16 *x[kMaxR], *res[kMaxR], *w[kMaxR];
+  __nv_bfloat16 *y[kMaxR], *resOut[kMaxR];
+};
+
+/// The separate residual + RMSNorm: block (row, rank), 8 bf16 per 16-byte
+/// vector, VPT vectors per thread kept in registers between the sum of
+/// squares and the scaling.
+template <int VPT>
+__global__ void __launch_bounds__(1024) residualRmsNorm(NormPtrs p, int H, float eps) {
+  const int r = blockIdx.y;
+  const int64_t off = (int64_t)blockIdx.x * H;
+  const int nv = H / 8;
+  const uint4 *x = (const uint4 *)(p.x[r] + off), *res = (const uint4 *)(p.res[r] + off),
+              *w = (const uint4 *)p.w[r];
+  uint4 *y = (uint4 *)(p.y[r] + off), *ro = (uint4 *)(p.resOut[r] + off);
+  float h[VPT][8];
+  float ss = 0.f;
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    uint4 a = x[i], b = res[i], o;
+    const __nv_bfloat16 *av = (const __nv_bfloat16 *)&a, *bv = (const __nv_bfloat16 *)&b;
+    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      h[v][k] = __bfloat162float(av[k]) + __bfloat162float(bv[k]);
+      ss += h[v][k] * h[v][k];
+      ov[k] = __float2bfloat16_rn(h[v][k]);
+    }
+    ro[i] = o;
+  }
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o >>= 1)
+    ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  if ((threadIdx.x & 31) == 0)
+    part[threadIdx.x / 32] = ss;
+  __syncthreads();
+  float tot = 0.f;
+  for (int k = 0; k < (int)(blockDim.x + 31) / 32; ++k)
+    tot += part[k];
+  const float s = rsqrtf(tot / H + eps);
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    uint4 wv = w[i], o;
+    const __nv_bfloat16 *wb = (const __nv_bfloat16 *)&wv;
+    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
+    y[i] = o;
+  }
+}
+
+void launchNorm(const NormPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
+  const int nv = H / 8;
+  int threads = std::min(1024, ((nv + 31) / 32) * 32);
+  const int vpt = (nv + threads - 1) / threads;
+  dim3 grid((unsigned)N, (unsigned)R);
+  if (vpt <= 1)
+    residualRmsNorm<1><<<grid, threads, 0, s>>>(p, H, eps);
+  else if (vpt <= 2)
+    residualRmsNorm<2><<<grid, threads, 0, s>>>(p, H, eps);
+  else
+    residualRmsNorm<4><<<grid, threads, 0, s>>>(p, H, eps);
+  CUDA_OK(cudaGetLastError());
+}
+
+/// The median of 5 replays of a graph of `iters` calls of `body`, per call, in us.
+double timeGraph(cudaStream_t s, int iters, const std::function<void()> &body) {
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < iters; ++i)
+    body();
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  CUDA_OK(cudaGraphLaunch(ge, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  std::vector<float> v;
+  for (int k = 0; k < 5; ++k) {
+    CUDA_OK(cudaEventRecord(e0, s));
+    CUDA_OK(cudaGraphLaunch(ge, s));
+    CUDA_OK(cudaEventRecord(e1, s));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float ms;
+    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+    v.push_back(ms);
+  }
+  std::sort(v.begin(), v.end());
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaGraphExecDestroy(ge);
+  cudaGraphDestroy(g);
+  return v[2] * 1000.0 / iters;
+}
+
+const purlin_collective_info *find(const char *name) {
+  int n = 0;
+  const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
+  for (int i = 0; i < n; ++i)
+    if (std::strcmp(gc[i].name, name) == 0)
+      return gc[i].info();
+  return nullptr;
+}
+
+std::vector<int64_t> list(const char *s) {
+  std::vector<int64_t> v;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    v.push_back(std::atoll(x.c_str()));
+  return v;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  int R = 8, iters = 50;
+  std::vector<int64_t> hidden = {4096, 8192}, tokens = {1, 8, 32, 128, 512, 1024, 4096};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "-g")
+      R = std::atoi(argv[i + 1]);
+    else if (k == "-n")
+      iters = std::atoi(argv[i + 1]);
+    else if (k == "--hidden")
+      hidden = list(argv[i + 1]);
+    else if (k == "--tokens")
+      tokens = list(argv[i + 1]);
+  }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::printf("SKIPPED: no CUDA GPU\n");
+    return 0;
+  }
+  const purlin_collective_info *fusedInfo = find("all_reduce_rmsnorm"),
+                               *arInfo = find("all_reduce");
+  if (!fusedInfo || !arInfo) {
+    std::printf("FAIL: all_reduce_rmsnorm and all_reduce must be linked in\n");
+    return 1;
+  }
+  const int64_t maxN = *std::max_element(tokens.begin(), tokens.end()),
+                maxH = *std::max_element(hidden.begin(), hidden.end());
+  std::vector<int> devs(R, 0);
+  purlinComm_t comm;
+  PURLIN_OK(purlinCommCreate(&comm, R, devs.data()));
+  purlinColl_t fused, ar;
+  PURLIN_OK(purlinCollCreate(&fused, comm, fusedInfo,
+                             ("N=" + std::to_string(maxN) + ",H=" + std::to_string(maxH)).c_str()));
+  PURLIN_OK(purlinCollCreate(&ar, comm, arInfo, ("C=" + std::to_string(maxN * maxH)).c_str()));
+  const int bf16 = (int)purlin::DType::BF16, sum = (int)purlin::RedOp::Sum;
+  PURLIN_OK(purlinCollPrepare(fused, &bf16, 1, &sum, 1));
+  PURLIN_OK(purlinCollPrepare(ar, &bf16, 1, &sum, 1));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // Per rank: x, res, w, eps (inputs), y, res_out (fused outputs), ar
+  // (the all-reduce's output), y2, res2 (the norm kernel's outputs).
+  const int64_t E = maxN * maxH;
+  std::vector<__nv_bfloat16 *> x(R), res(R), w(R), eps(R), y(R), ro(R), arOut(R), y2(R), ro2(R);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<__nv_bfloat16> host(E);
+  auto fill = [&](__nv_bfloat16 *p, int64_t n, float scale, float bias) {
+    for (int64_t i = 0; i < n; ++i)
+      host[i] = __float2bfloat16(bias + scale * u(rng));
+    CUDA_OK(cudaMemcpy(p, host.data(), n * 2, cudaMemcpyHostToDevice));
+  };
+  const float epsV = 1e-5f;
+  for (int r = 0; r < R; ++r) {
+    for (auto *v : {&x, &res, &y, &ro, &arOut, &y2, &ro2})
+      CUDA_OK(cudaMalloc(&(*v)[r], E * 2));
+    CUDA_OK(cudaMalloc(&w[r], maxH * 2));
+    CUDA_OK(cudaMalloc(&eps[r], 16));
+    fill(x[r], E, 1.f, 0.f);
+    fill(res[r], E, 1.f, 0.f);
+    fill(w[r], maxH, 0.5f, 1.f);
+    host[0] = __float2bfloat16(epsV);
+    CUDA_OK(cudaMemcpy(eps[r], host.data(), 2, cudaMemcpyHostToDevice));
+  }
+  std::vector<void *> fb(R * 6), ab(R * 2);
+  for (int r = 0; r < R; ++r) {
+    void *b6[6] = {x[r], res[r], w[r], eps[r], y[r], ro[r]};
+    std::copy(b6, b6 + 6, fb.begin() + r * 6);
+    ab[r * 2] = x[r];
+    ab[r * 2 + 1] = arOut[r];
+  }
+  NormPtrs np;
+  for (int r = 0; r < R; ++r) {
+    np.x[r] = arOut[r];
+    np.res[r] = res[r];
+    np.w[r] = w[r];
+    np.y[r] = y2[r];
+    np.resOut[r] = ro2[r];
+  }
+  void *streams[1] = {s};
+  std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
+              "median of 5 replays (us per call)\n", R, iters);
+  std::printf("%8s %8s %12s %10s %10s %10s %10s %8s %s\n", "hidden", "tokens", "bytes/rank",
+              "fused", "unfused", "allreduce", "norm", "ratio", "check");
+  int bad = 0;
+  for (int64_t H : hidden)
+    for (int64_t N : tokens) {
+      int64_t fs[2] = {N, H}, as[1] = {N * H};
+      purlinArgs fa{}, aa{};
+      fa.dtype = aa.dtype = bf16;
+      fa.op = aa.op = sum;
+      fa.scalars = fs;
+      fa.nscalars = 2;
+      fa.buffers = fb.data();
+      fa.streams = aa.streams = streams;
+      aa.scalars = as;
+      aa.nscalars = 1;
+      aa.buffers = ab.data();
+      // The scalar order of each instance (count parameters: N, H and C).
+      if (std::string(purlinCollScalarName(fused, 0)) != "N") {
+        std::printf("FAIL: unexpected scalar order of all_reduce_rmsnorm\n");
+        return 1;
+      }
+      auto fusedCall = [&] { PURLIN_OK(purlinLaunch(fused, &fa)); };
+      auto arCall = [&] { PURLIN_OK(purlinLaunch(ar, &aa)); };
+      auto normCall = [&] { launchNorm(np, R, N, (int)H, epsV, s); };
+      fusedCall();
+      arCall();
+      normCall();
+      CUDA_OK(cudaStreamSynchronize(s));
+      // Sanity: fused vs the unfused pipeline (it rounds the sum and h to
+      // bf16 first): a few bf16 units, relative to the row's scale.
+      int64_t off = 0;
+      double maxd = 0;
+      for (int r = 0; r < R; r += std::max(1, R - 1)) {
+        std::vector<__nv_bfloat16> a(N * H), b(N * H);
+        CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
+        CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
+        for (int64_t i = 0; i < N * H; ++i) {
+          const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
+                           (1.0 + std::fabs((double)__bfloat162float(b[i])));
+          if (!(d <= maxd))
+            maxd = d, off = i;
+        }
+      }
+      (void)off;
+      const bool ok = maxd <= 0.05;
+      bad += !ok;
+      const double tf = timeGraph(s, iters, fusedCall);
+      const double ta = timeGraph(s, iters, arCall);
+      const double tn = timeGraph(s, iters, normCall);
+      const double tu = timeGraph(s, iters, [&] { arCall(); normCall(); });
+      std::printf("%8lld %8lld %12lld %10.2f %10.2f %10.2f %10.2f %8.2f %s (max rel diff %.3g)\n",
+                  (long long)H, (long long)N, (long long)(N * H * 2), tf, tu, ta, tn, tu / tf,
+                  ok ? "ok" : "FAIL", maxd);
+    }
+  std::printf("%s\n", bad ? "FAIL: the fused outputs differ from the unfused ones" : "bench done");
+  purlinCollDestroy(fused);
+  purlinCollDestroy(ar);
+  purlinCommDestroy(comm);
+  return bad ? 1 : 0;
+}
