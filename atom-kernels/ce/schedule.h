@@ -77,6 +77,9 @@ struct Schedule {
 constexpr const char *kReducesError =
     "the copy engine only copies bytes: a reduction (or a collective whose "
     "op is a parameter) runs on the SM datapath";
+constexpr const char *kEpilogueError =
+    "the copy engine only copies bytes: an epilogue (arithmetic on what a "
+    "rank receives) runs on the SM datapath";
 constexpr const char *kLinesError =
     "flagged lines (the low-latency protocol) are polled by a kernel: this "
     "plan runs on the SM datapath";
@@ -157,6 +160,15 @@ public:
                  int, int) {
     return false;
   }
+
+  /// Epilogues (element-wise arithmetic on what a rank receives): refused
+  /// with the reason, as reductions; the values returned are never stored.
+  float loadF(const char *, int64_t) {
+    refuse(kEpilogueError);
+    return 0.0f;
+  }
+  void storeF(char *, int64_t, float) { refuse(kEpilogueError); }
+  float rowReduce(float v, int) { return v; }
 
 private:
   bool refuse(const char *why) {
