@@ -636,8 +636,15 @@ void copyGraphReplays(const Coll &c, int R, int64_t count, int replays) {
     std::vector<cudaGraphNode_t> ns(nodes);
     CUDA_OK(cudaGraphGetNodes(g, ns.data(), &nodes));
     for (auto nd : ns) {
+      // The copy engine's stream memory operations (cuStreamWaitValue /
+      // WriteValue, boundary syncs kept) are captured as batch-mem-op
+      // nodes, a type the runtime API has no name for: it answers
+      // cudaErrorUnknown (not sticky). They are not kernels.
       cudaGraphNodeType t;
-      CUDA_OK(cudaGraphNodeGetType(nd, &t));
+      if (cudaGraphNodeGetType(nd, &t) != cudaSuccess) {
+        (void)cudaGetLastError();
+        continue;
+      }
       kernels += t == cudaGraphNodeTypeKernel;
     }
     // The harness's own kernels: bumpIter, a bump per input, a check per

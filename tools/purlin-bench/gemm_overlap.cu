@@ -128,9 +128,9 @@ int main(int argc, char **argv) {
               "ranks, %lld bytes per rank\n",
               M, M, M, alone, 2.0 * M * M * M / alone / 1e9, R, (long long)size);
 
+  // A communicator per collective: a communicator's collectives share one
+  // datapath (sm or ce), and this tool compares datapaths.
   std::vector<int> devs(R, 0);
-  purlinComm_t comm;
-  PK(purlinCommCreate(&comm, R, devs.data()));
   int ng = 0;
   const rt::GeneratedCollective *gc = rt::generatedCollectives(&ng);
   for (const std::string &name : names) {
@@ -176,6 +176,8 @@ int main(int argc, char **argv) {
         CK(cudaMalloc(&bufs[r * nb + i], n > 0 ? n * 2 : 16));
         CK(cudaMemset(bufs[r * nb + i], 0, n > 0 ? n * 2 : 16));
       }
+    purlinComm_t comm;
+    PK(purlinCommCreate(&comm, R, devs.data()));
     purlinColl_t h;
     PK(purlinCollCreate(&h, comm, info,
                         (countName + "=" + std::to_string(count)).c_str()));
@@ -216,10 +218,10 @@ int main(int argc, char **argv) {
                 (with / alone - 1) * 100);
     std::fflush(stdout);
     purlinCollDestroy(h);
+    purlinCommDestroy(comm);
     for (void *p : bufs)
       cudaFree(p);
   }
-  purlinCommDestroy(comm);
   cublasDestroy(blas);
   return 0;
 }

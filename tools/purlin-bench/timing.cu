@@ -160,8 +160,13 @@ int kernelsPerCall(Run &r) {
   std::vector<cudaGraphNode_t> nodes(n);
   CUDA_OK(cudaGraphGetNodes(g, nodes.data(), &n));
   for (size_t i = 0; i < n && kernels >= 0; ++i) {
+    // Stream memory operations are batch-mem-op nodes, which the runtime
+    // API cannot name (cudaErrorUnknown, not sticky): not kernels.
     cudaGraphNodeType t;
-    CUDA_OK(cudaGraphNodeGetType(nodes[i], &t));
+    if (cudaGraphNodeGetType(nodes[i], &t) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
     kernels += t == cudaGraphNodeTypeKernel;
   }
   cudaGraphDestroy(g);
