@@ -427,6 +427,27 @@ std::string boundConflict(const Coll &c, int t, int op, int R) {
   return "";
 }
 
+/// Instantiates a captured graph, replays it `replays` times and checks the
+/// device-side counts the graph's own check kernels keep: no wrong element
+/// (`bad`), every replay seen (`iter`), the communicator healthy.
+void replayGraph(cudaGraph_t g, cudaGraphExec_t &ge, cudaStream_t s,
+                 int replays, const int *iter, const unsigned long long *bad,
+                 const Coll &c, int R, int64_t count, purlinColl_t h) {
+  CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+  for (int i = 0; i < replays; ++i)
+    CUDA_OK(cudaGraphLaunch(ge, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  unsigned long long nbad = 0;
+  int it = 0;
+  CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(&it, iter, sizeof it, cudaMemcpyDeviceToHost));
+  CHECK(nbad == 0 && it == replays && purlinCommCheck(commFor(R)) == 0,
+        "%s R=%d count=%lld: %d graph replays [%s]: %llu wrong elements, "
+        "%d replays seen",
+        c.name.c_str(), R, (long long)count, replays, purlinCollLastPlan(h),
+        nbad, it);
+}
+
 void graphReplays(const Coll &c, int R, int64_t count, int replays) {
   if (c.desc.buffers.size() != 2 || gOpt.spread)
     return;
@@ -489,19 +510,7 @@ void graphReplays(const Coll &c, int R, int64_t count, int replays) {
   CUDA_OK(cudaStreamEndCapture(s, &g));
   CHECK(st == PURLIN_SUCCESS, "graph capture: %s", purlinGetLastError());
   if (st == PURLIN_SUCCESS) {
-    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
-    for (int i = 0; i < replays; ++i)
-      CUDA_OK(cudaGraphLaunch(ge, s));
-    CUDA_OK(cudaStreamSynchronize(s));
-    unsigned long long nbad = 0;
-    int it = 0;
-    CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(&it, iter, sizeof it, cudaMemcpyDeviceToHost));
-    CHECK(nbad == 0 && it == replays && purlinCommCheck(commFor(R)) == 0,
-          "%s R=%d count=%lld: %d graph replays [%s]: %llu wrong elements, "
-          "%d replays seen",
-          c.name.c_str(), R, (long long)count, replays, purlinCollLastPlan(h),
-          nbad, it);
+    replayGraph(g, ge, s, replays, iter, bad, c, R, count, h);
     cudaGraphExecDestroy(ge);
   }
   cudaGraphDestroy(g);
@@ -653,19 +662,7 @@ void copyGraphReplays(const Coll &c, int R, int64_t count, int replays) {
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < nb; ++i)
         mine += d.buffers[i].role == BufferRole::In && x0[r][i].size() >= 4;
-    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
-    for (int i = 0; i < replays; ++i)
-      CUDA_OK(cudaGraphLaunch(ge, s));
-    CUDA_OK(cudaStreamSynchronize(s));
-    unsigned long long nbad = 0;
-    int it = 0;
-    CUDA_OK(cudaMemcpy(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(&it, iter, sizeof it, cudaMemcpyDeviceToHost));
-    CHECK(nbad == 0 && it == replays && purlinCommCheck(commFor(R)) == 0,
-          "%s R=%d count=%lld: %d graph replays [%s]: %llu wrong elements, "
-          "%d replays seen",
-          c.name.c_str(), R, (long long)count, replays, purlinCollLastPlan(h),
-          nbad, it);
+    replayGraph(g, ge, s, replays, iter, bad, c, R, count, h);
     std::printf("  %s: %d graph replays, R=%d count=%lld [%s, target %s]: "
                 "%zu kernel nodes of the collective in the graph\n",
                 c.name.c_str(), replays, R, (long long)count,
