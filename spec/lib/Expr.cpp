@@ -217,13 +217,17 @@ bool Expr::mentions(const std::string &n) const {
   return false;
 }
 
+namespace {
+bool mentionsAny(const Expr &e, const std::vector<std::string> &vars) {
+  for (auto &v : vars)
+    if (e.mentions(v))
+      return true;
+  return false;
+}
+} // namespace
+
 bool Expr::isLinearIn(const std::vector<std::string> &vars) const {
-  auto dependsOn = [&](const Expr &e) {
-    for (auto &v : vars)
-      if (e.mentions(v))
-        return true;
-    return false;
-  };
+  auto dependsOn = [&](const Expr &e) { return mentionsAny(e, vars); };
   switch (kind()) {
   case Kind::Const:
   case Kind::Var:
@@ -254,12 +258,7 @@ bool Expr::isLinearIn(const std::vector<std::string> &vars) const {
 }
 
 bool Expr::isQuasiAffineIn(const std::vector<std::string> &vars) const {
-  auto dependsOn = [&](const Expr &e) {
-    for (auto &v : vars)
-      if (e.mentions(v))
-        return true;
-    return false;
-  };
+  auto dependsOn = [&](const Expr &e) { return mentionsAny(e, vars); };
   switch (kind()) {
   case Kind::Const:
   case Kind::Var:

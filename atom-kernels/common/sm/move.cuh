@@ -34,6 +34,24 @@ template <class Raw> union Vec {
 // at dst[i] + doff bytes.
 // ---------------------------------------------------------------------------
 
+/// One element: every source's at byte offset `so` combined (in ascending
+/// source order) or copied, stored at byte offset `dq` of every destination.
+template <class E, int OP>
+__device__ __forceinline__ void moveElement(const exec::Move &m, int64_t so, int64_t dq) {
+  using Raw = typename E::Raw;
+  Raw out;
+  if constexpr (OP == exec::kCopy) {
+    out = *(const Raw *)(m.src[0] + so);
+  } else {
+    typename E::Acc acc = E::widen(*(const Raw *)(m.src[0] + so));
+    for (int s = 1; s < m.nsrc; ++s)
+      acc = combine<E, OP>(acc, E::widen(*(const Raw *)(m.src[s] + so)));
+    out = E::narrow(finish<E, OP>(acc, m.nsrc));
+  }
+  for (int d = 0; d < m.ndst; ++d)
+    *(Raw *)(m.dst[d] + dq) = out;
+}
+
 /// Scalar combination of elements [i0, i1) (one element per thread).
 template <class E, int OP>
 __device__ __noinline__ void contigScalar(const exec::Move &m, int64_t soff, int64_t doff,
@@ -42,17 +60,7 @@ __device__ __noinline__ void contigScalar(const exec::Move &m, int64_t soff, int
   for (int64_t i = i0 + tid; i < i1; i += nthr) {
     const int64_t so = soff + i * (int64_t)sizeof(Raw),
                   dq = doff + i * (int64_t)sizeof(Raw);
-    Raw out;
-    if constexpr (OP == exec::kCopy) {
-      out = *(const Raw *)(m.src[0] + so);
-    } else {
-      typename E::Acc acc = E::widen(*(const Raw *)(m.src[0] + so));
-      for (int s = 1; s < m.nsrc; ++s)
-        acc = combine<E, OP>(acc, E::widen(*(const Raw *)(m.src[s] + so)));
-      out = E::narrow(finish<E, OP>(acc, m.nsrc));
-    }
-    for (int d = 0; d < m.ndst; ++d)
-      *(Raw *)(m.dst[d] + dq) = out;
+    moveElement<E, OP>(m, so, dq);
   }
 }
 
@@ -292,17 +300,7 @@ __device__ __noinline__ void moveBox(const exec::Move &m, int64_t a, int64_t b, 
   for (int64_t t = a + tid; t < b; t += nthr) {
     const int64_t so = (m.srcFlat ? t : nameOffset(x, t, true)) * es;
     const int64_t dq = (m.dstFlat ? t : nameOffset(x, t, false)) * es;
-    Raw out;
-    if constexpr (OP == exec::kCopy) {
-      out = *(const Raw *)(m.src[0] + so);
-    } else {
-      typename E::Acc acc = E::widen(*(const Raw *)(m.src[0] + so));
-      for (int s = 1; s < m.nsrc; ++s)
-        acc = combine<E, OP>(acc, E::widen(*(const Raw *)(m.src[s] + so)));
-      out = E::narrow(finish<E, OP>(acc, m.nsrc));
-    }
-    for (int d = 0; d < m.ndst; ++d)
-      *(Raw *)(m.dst[d] + dq) = out;
+    moveElement<E, OP>(m, so, dq);
   }
 }
 
