@@ -98,6 +98,8 @@ run)
   PURLIN_ONE_LAUNCH=0 timeout 120 $T --quick --only all_to_all_ce >"$LOG/test-all_to_all_ce-barriers.log" 2>&1
   step "gpu test all_to_all_ce, PURLIN_ONE_LAUNCH=0: rc=$? $(tail -1 "$LOG/test-all_to_all_ce-barriers.log")"
   step "gpu tests: $(( $(date +%s) - t0 )) s"
+  # One file for the test logs (the device tool returns a bounded number).
+  tar czf "$LOG/test-logs.tgz" -C "$LOG" $(cd "$LOG" && ls test-*.log) && rm -f "$LOG"/test-*.log
 
   # 2. bandwidth: copy engine vs SM vs memcpy (same run per table)
   t0=$(date +%s)

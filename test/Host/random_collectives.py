@@ -29,7 +29,6 @@ import random
 import shlex
 import subprocess
 import sys
-import time
 
 # Extents of free dims: at most one scales with C (so that the names of one
 # collective stay ~R*R*C at worst); the others are small constants.
@@ -358,38 +357,10 @@ def main():
         return 0
 
     runner = os.path.join(a.out, "runner")
-    sources = sorted(os.path.join(gen, f) for f in os.listdir(gen)
-                     if f.endswith(".purlin.cpp")) + [os.path.join(gen, "registry.cpp")]
-    flags = shlex.split(a.cxx) + [
-        "-std=c++17", "-O1",
-        "-I" + os.path.join(a.src, "spec/include"),
-        "-I" + os.path.join(a.src, "runtime/core/include"),
-        "-I" + os.path.join(a.src, "atom-kernels"),
-        "-I" + os.path.join(a.src, "runtime/host/include"),
-        "-I" + gen]
-    # Objects in parallel (one compiler per core), then the link.
-    jobs, objects, p = [], [], None
-    for src in sources:
-        obj = src + ".o"
-        objects.append(obj)
-        while sum(j.poll() is None for j, _ in jobs) >= (os.cpu_count() or 2):
-            time.sleep(0.05)
-        log = open(obj + ".log", "w")
-        jobs.append((subprocess.Popen(flags + ["-c", src, "-o", obj], stdout=log,
-                                      stderr=subprocess.STDOUT), log))
-    for j, log in jobs:
-        j.wait()
-        log.close()
-        if j.returncode != 0:
-            with open(log.name) as f:
-                p = subprocess.CompletedProcess(j.args, j.returncode, f.read(), "")
-    if p is None:
-        p = subprocess.run(shlex.split(a.cxx) + objects + [
-            os.path.join(a.build, "runtime/host/libpurlin_host_main.a"),
-            os.path.join(a.build, "runtime/host/libpurlin_host.a"),
-            os.path.join(a.build, "runtime/core/libpurlin_runtime_core.a"),
-            os.path.join(a.build, "spec/libpurlin_spec.a"),
-            "-lpthread", "-o", runner], capture_output=True, text=True)
+    # The runner: tools/host-runner.sh (unity builds, one per core).
+    p = subprocess.run(["bash", os.path.join(a.src, "tools/host-runner.sh"), a.build, gen,
+                        runner], capture_output=True, text=True,
+                       env=dict(os.environ, CXX=a.cxx))
     if p.returncode != 0:
         print(p.stdout + p.stderr)
         print("random collectives: FAIL: the runner does not build")

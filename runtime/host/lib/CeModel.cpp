@@ -93,17 +93,16 @@ public:
     HostAtoms &cfg = *static_cast<HostAtoms *>(queue);
     std::vector<std::string> why((size_t)n);
     std::atomic<int> failed{0};
-    std::vector<std::thread> threads;
+    std::vector<std::function<void()>> jobs;
     for (int i = 0; i < n; ++i)
-      threads.emplace_back([&, i] {
+      jobs.push_back([&, i] {
         if (!play(sched[(size_t)i], cfg, cfg.seed * 7919 + (uint64_t)(first + i),
                   why[(size_t)i])) {
           failed.store(1);
           cfg.timedOut.store(1);
         }
       });
-    for (auto &t : threads)
-      t.join();
+    runConcurrently(jobs);
     if (!failed.load())
       return PURLIN_SUCCESS;
     for (int i = 0; i < n; ++i)

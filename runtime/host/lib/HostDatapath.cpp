@@ -6,7 +6,7 @@
 #include "host/target.h"
 #include "purlin/runtime/Target.h"
 
-#include <thread>
+#include <functional>
 #include <vector>
 
 namespace purlin {
@@ -25,12 +25,11 @@ public:
                       int op, void *queue, std::string &msg) const override {
     (void)dtype, (void)op; // in S (the moves' op) and the HostAtoms
     purlin_host_entry_t entry = info.plans[plan].host_entry;
-    std::vector<std::thread> threads;
+    std::vector<std::function<void()>> jobs;
     for (int r = first; r < first + n; ++r)
       for (int l = 0; l < S.L; ++l)
-        threads.emplace_back(entry, &S, r, l, queue);
-    for (auto &t : threads)
-      t.join();
+        jobs.push_back([=, &S] { entry(&S, r, l, queue); });
+    runConcurrently(jobs);
     if (static_cast<HostAtoms *>(queue)->timedOut.load()) {
       msg = "a wait timed out (deadlock or lost notify)";
       return PURLIN_ERR_TIMEOUT;

@@ -7,6 +7,7 @@
 #include "purlin/spec/Collective.h"
 #include "purlin/spec/Entry.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
 /// The host datapath (registered by runAndCheck): plans compiled for the
 /// host target, ranks and lanes as threads.
 const rt::RuntimeTarget &datapath();
+
+/// Runs jobs[0..n) at once, each on its own thread (they may wait on each
+/// other), and returns when all have finished. The threads are kept for the
+/// next launch (ThreadPool.cpp).
+void runConcurrently(std::vector<std::function<void()>> &jobs);
 
 /// The host model of the copy-engine datapath (registered by runAndCheck):
 /// plans compiled for the "ce" target, their schedules played by one
