@@ -84,7 +84,17 @@ run)
   fi
   [ -n "${OUT:-}" ] && tar czf "$OUT/jitcache.tgz" .jitcache
   timeout "${BENCH_TIMEOUT:-60}" python3 python/tests/gpu/bench.py 2>&1 | tee "$LOG/bench.log" | tail -5
-  wait $bench_build && build-gpu/tools/purlin-bench/purlin-bench -C all_reduce -g 8 \
-    -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1 2>&1 | tee -a "$LOG/bench.log" | tail -6
+  # The C API's figure in the same run: graph replay, then eager with the
+  # host's time per purlinLaunch (host=), cooperative launch and plain.
+  if wait $bench_build; then
+    B=build-gpu/tools/purlin-bench/purlin-bench
+    $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -w 100 -c 1 2>&1 |
+      tee -a "$LOG/bench.log" | tail -3
+    for coop in 1 0; do
+      echo "# eager, PURLIN_COOPERATIVE=$coop" | tee -a "$LOG/bench.log"
+      PURLIN_COOPERATIVE=$coop $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 \
+        -w 100 -c 1 -G 0 --host-time 2>&1 | tee -a "$LOG/bench.log" | tail -1
+    done
+  fi
   ;;
 esac

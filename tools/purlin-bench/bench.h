@@ -54,6 +54,11 @@ purlinArgs argsOf(Run &r);
 /// Average time of one call in us: `iters` calls after `warm`, eager or in
 /// one graph (then the median of 5 replays).
 double timeCalls(Run &r, int iters, int warm, bool graph);
+
+/// The host's time per eager purlinLaunch, in us: `calls` launches back to
+/// back on the run's stream (timed on the host clock, the GPU not awaited;
+/// the best of 5 rounds, after a warm-up).
+double hostCallUs(Run &r, int calls);
 /// --nccl: the same for `launch`, which launches on every GPU's stream;
 /// the graph is captured on ss[0] with the other GPUs' streams forked from
 /// and joined to it.

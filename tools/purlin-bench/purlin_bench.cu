@@ -8,7 +8,8 @@
 //   purlin-bench -C all_reduce_groups -g 8 -P G=4 -b 8K -e 64M -d bf16
 //
 // -P NAME=V fixes a group size or a root (default: a group of every rank,
-// root 0).
+// root 0). --host-time adds the host's time per eager purlinLaunch to the
+// plan column (host=: the caller's cost, the GPU not awaited).
 //
 // --nccl (issue #5; NOT RUN YET, no multi-GPU machine so far): one rank per
 // GPU (-g R, default every visible GPU; R >= 2), and NCCL's collective over
@@ -72,7 +73,7 @@ struct Options {
   int64_t minB = 8, maxB = 64 << 20, graphBelow = 4 << 20;
   double factor = 2;
   int iters = 20, warm = 5, check = 1, R = 8;
-  bool nccl = false, gGiven = false;
+  bool nccl = false, gGiven = false, hostTime = false;
   std::map<std::string, int64_t> params; // -P NAME=V: group sizes, roots
 };
 
@@ -82,6 +83,10 @@ int parseOptions(int argc, char **argv, Options &o) {
     std::string f = argv[i];
     if (f == "--nccl") {
       o.nccl = true;
+      continue;
+    }
+    if (f == "--host-time") {
+      o.hostTime = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -443,6 +448,11 @@ int main(int argc, char **argv) {
       plan[ip] = std::string(purlinCollLastPlan(h)) + "@" + info->target;
       if (!o.nccl && ip == 0)
         plan[ip] += " kernels=" + std::to_string(kernelsPerCall(run));
+      if (!o.nccl && o.hostTime) { // --host-time: the caller's cost
+        char h[40];
+        std::snprintf(h, sizeof h, " host=%.2fus", hostCallUs(run, 200));
+        plan[ip] += h;
+      }
       if (o.nccl) {
         syncAll();
         tm[ip] = timeMulti(

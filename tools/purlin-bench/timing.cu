@@ -3,6 +3,7 @@
 #include "bench.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace bench {
 
@@ -91,6 +92,23 @@ double timeCalls(Run &r, int iters, int warm, bool graph) {
                        : timeEager(
                              r.s, [&] { calls(warm); }, [&] { calls(iters); });
   return ms * 1000.0 / iters;
+}
+
+double hostCallUs(Run &r, int calls) {
+  purlinArgs a = argsOf(r);
+  for (int i = 0; i < 20; ++i) // warm: first-use work, caches
+    PURLIN_OK(purlinLaunch(r.h, &a));
+  CUDA_OK(cudaStreamSynchronize(r.s));
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i)
+      PURLIN_OK(purlinLaunch(r.h, &a));
+    const auto t1 = std::chrono::steady_clock::now();
+    CUDA_OK(cudaStreamSynchronize(r.s));
+    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+  }
+  return best;
 }
 
 double timeMulti(const std::vector<cudaStream_t> &ss,

@@ -10,6 +10,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "purlin/spec/Exec.h"
 
@@ -37,6 +40,24 @@ inline int laneThreads(int most) {
   return asked >= 32 && asked <= most && asked % 32 == 0 ? asked : most;
 }
 
+/// How many blocks of `kernel` with `threads` each fit on the current GPU
+/// at once; asked once per (device, kernel, threads), as the occupancy
+/// queries cost more than a launch.
+inline int64_t residentBlocks(const void *kernel, int threads) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, const void *, int>, int64_t> known;
+  int dev = 0;
+  cudaGetDevice(&dev);
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = known.find({dev, kernel, threads});
+  if (it != known.end())
+    return it->second;
+  int sms = 0, per = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0);
+  return known[{dev, kernel, threads}] = (int64_t)per * sms;
+}
+
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
 /// cast to a pointer) on grid (S->L, n) with `threads` per block on
 /// `stream`. Returns a cudaError_t.
@@ -44,14 +65,8 @@ inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads) {
   if (n <= 0 || S->L <= 0)
     return (int)cudaSuccess;
-  if (!cooperativeLaunch()) {
-    int dev = 0, sms = 0, per = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0);
-    if ((int64_t)per * sms < (int64_t)S->L * n)
-      return (int)cudaErrorCooperativeLaunchTooLarge;
-  }
+  if (!cooperativeLaunch() && residentBlocks(kernel, threads) < (int64_t)S->L * n)
+    return (int)cudaErrorCooperativeLaunchTooLarge;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
   cfg.blockDim = dim3(threads, 1, 1);
