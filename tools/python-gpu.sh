@@ -26,7 +26,7 @@ import os, sys
 sys.path.insert(0, "python/tests")
 import purlin
 from collectives import EVEN_SUM, REVERSE
-for n in purlin.STANDARD:
+for n in purlin.STANDARD + purlin.FUSED:
     print(purlin.compile(os.path.join("examples", n + ".purlin"), target="sm_90"))
 for src in (EVEN_SUM, REVERSE):
     print(purlin.compile(src, target="sm_90"))

@@ -10,9 +10,9 @@ time, run on numpy arrays (host threads) and torch tensors (CUDA).
 docs/python.md in the repository describes the package."""
 from ._compile import Compiled, compile, load_compiled
 from .collective import Collective
-from .communicator import Communicator, STANDARD
+from .communicator import Communicator, STANDARD, FUSED
 from .errors import CompileError, PurlinError
 
 __all__ = ["compile", "load_compiled", "Compiled", "Communicator",
-           "Collective", "PurlinError", "CompileError", "STANDARD"]
+           "Collective", "PurlinError", "CompileError", "STANDARD", "FUSED"]
 __version__ = "0.1.0"

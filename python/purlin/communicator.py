@@ -15,6 +15,8 @@ from .collective import Collective
 # The standard calls' collectives (examples/NAME.purlin).
 STANDARD = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
             "broadcast", "reduce", "gather", "scatter")
+# The fused all-reduce + residual + RMSNorm forms (comm.all_reduce_rmsnorm).
+FUSED = ("all_reduce_rmsnorm", "all_reduce_rmsnorm_gemma", "all_reduce_rmsnorm_nores")
 
 
 def examples_dir():
@@ -54,6 +56,7 @@ class Communicator:
         self.device = device
         self.target = target
         self._std = {}
+        self._eps = {}  # (eps, dtype) -> the eps buffer of every local rank
 
     @staticmethod
     def local(nranks, device="cpu", target=None):
@@ -152,6 +155,40 @@ class Communicator:
     def scatter(self, output, input, src=0):
         """output[r] (C) = part r of rank src's input (R*C)."""
         self.standard("scatter")(x=input, y=output, root=src)
+
+    def all_reduce_rmsnorm(self, x, residual, weight, eps, out,
+                           residual_out=None, gemma=False):
+        """Fused all-reduce + residual add + RMSNorm, one collective
+        (examples/all_reduce_rmsnorm*.purlin; docs/language.md, "Epilogues"):
+        per row of H elements, h = (sum of the ranks' x) + residual,
+        residual_out = h, out = h / sqrt(mean(h*h) + eps) * weight
+        (``(1 + weight)`` with gemma=True), in f32 with one rounding per
+        store. Per rank: x, residual, out, residual_out of N*H elements
+        (e.g. [N, H]), weight of H; N and H come from the sizes.
+        residual_out defaults to residual (updated in place, as vLLM's
+        fused_add_rms_norm does); residual=None normalizes the sum alone
+        (residual_out is then not written). On one process per GPU every
+        buffer must be purlin memory or registered, as for any call."""
+        like = x[0] if isinstance(x, (list, tuple)) else x
+        key = (float(eps), str(like.dtype))
+        e = self._eps.get(key)
+        if e is None:
+            e = self._eps[key] = self._scalar_buffers(float(eps), like)
+        if residual is None:
+            if gemma or residual_out is not None:
+                raise ValueError("all_reduce_rmsnorm: without a residual there is "
+                                 "no residual_out and no Gemma form")
+            self.standard("all_reduce_rmsnorm_nores")(x=x, w=weight, eps=e, y=out)
+            return
+        name = "all_reduce_rmsnorm_gemma" if gemma else "all_reduce_rmsnorm"
+        self.standard(name)(x=x, res=residual, w=weight, eps=e, y=out,
+                            res_out=residual if residual_out is None else residual_out)
+
+    def _scalar_buffers(self, value, like):
+        """One 1-element buffer per local rank holding `value`, of like's
+        dtype and kind (numpy here; torch tensors on a GPU communicator)."""
+        import numpy as np
+        return [np.full(1, value, dtype=like.dtype) for _ in range(self.local_ranks)]
 
 
 class HostCommunicator(Communicator):

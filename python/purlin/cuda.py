@@ -130,6 +130,14 @@ class CudaCommunicator(Communicator):
         return [self.torch.empty(shape, dtype=dtype, device=self.tdevice)
                 for _ in range(self.nranks)]
 
+    def _scalar_buffers(self, value, like):
+        # Through empty(): symmetric memory where the ranks are processes.
+        bufs = self.empty((1,), dtype=like.dtype)
+        bufs = bufs if isinstance(bufs, (list, tuple)) else [bufs]
+        for b in bufs:
+            b.fill_(value)
+        return bufs
+
     def check(self):
         """Raises when a device-side wait timed out (sticky)."""
         from . import _cuda

@@ -157,6 +157,30 @@ class UserCollectives(unittest.TestCase):
                 np.testing.assert_allclose(ys[r], want_y[r], rtol=1e-5, atol=1e-6,
                                            err_msg=f"y rank {r} inplace {inplace}")
 
+    def test_all_reduce_rmsnorm_call(self):
+        # comm.all_reduce_rmsnorm: residual updated in place by default, the
+        # Gemma form, and no residual; eps a float; against numpy in f32.
+        N, H = 3, 48
+        for gemma, with_res in ((False, True), (True, True), (False, False)):
+            xs = [rand(np.float32, N * H).reshape(N, H) for _ in range(R)]
+            res = [rand(np.float32, N * H).reshape(N, H) for _ in range(R)]
+            w = [rand(np.float32, H) for _ in range(R)]
+            h = reduce_ref([x.reshape(-1) for x in xs], "sum").reshape(N, H)
+            want_h = [h + res[r] if with_res else h for r in range(R)]
+            ys = [poisoned(np.float32, N * H).reshape(N, H) for _ in range(R)]
+            self.comm.all_reduce_rmsnorm(xs, res if with_res else None, w, 1e-6, ys,
+                                         gemma=gemma)
+            for r in range(R):
+                hr = want_h[r]
+                s = np.sqrt((hr * hr).sum(axis=1, keepdims=True) / H + np.float32(1e-6))
+                want_y = hr / s * ((1 + w[r]) if gemma else w[r])
+                if with_res:  # the residual became h, in place
+                    np.testing.assert_array_equal(res[r], hr, err_msg=f"res {r}")
+                np.testing.assert_allclose(ys[r], want_y, rtol=1e-5, atol=1e-6,
+                                           err_msg=f"y rank {r} gemma {gemma}")
+        with self.assertRaises(ValueError):
+            self.comm.all_reduce_rmsnorm(xs, None, w, 1e-6, ys, gemma=True)
+
     def test_reverse_ranks(self):
         coll = self.comm.load(REVERSE)
         C = 123

@@ -76,6 +76,45 @@ torch.cuda.synchronize()
 print(f"host time of purlinLaunch alone (ctypes): {c_only:.2f} us; the Python "
       f"checks and bookkeeping: {host - c_only:.2f} us", flush=True)
 
+# Fused all-reduce + residual + RMSNorm (issue 16) against purlin's
+# all-reduce followed by PyTorch eager (x + res, rms_norm, * w) per rank, for
+# the record; both captured in CUDA graphs (no Python in the timed part).
+def graph_us(fn, reps=20):
+    fn()  # first use: compiles, caches
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(reps):
+            fn()
+    return timed(g.replay, n=20, warm=3) / reps
+
+
+for H in (4096, 8192):
+    for T in (1, 8, 128, 1024):
+        xs2 = [torch.randn(T, H, device="cuda:0").to(torch.bfloat16) for _ in range(R)]
+        rs2 = [torch.randn(T, H, device="cuda:0").to(torch.bfloat16) for _ in range(R)]
+        ws2 = [torch.randn(H, device="cuda:0").to(torch.bfloat16) for _ in range(R)]
+        ys2 = [torch.empty(T, H, device="cuda:0", dtype=torch.bfloat16) for _ in range(R)]
+
+        def fused():
+            comm.all_reduce_rmsnorm(xs2, rs2, ws2, 1e-6, ys2)
+
+        def unfused():
+            comm.all_reduce(xs2)
+            for r in range(R):
+                rs2[r].add_(xs2[r])
+                ys2[r].copy_(torch.nn.functional.rms_norm(rs2[r], (H,), eps=1e-6) * ws2[r])
+
+        try:
+            f_us, u_us = graph_us(fused), graph_us(unfused)
+            print(f"all_reduce_rmsnorm bf16 tokens {T} hidden {H} x {R} ranks: fused "
+                  f"{f_us:.2f} us [{comm.standard('all_reduce_rmsnorm').last_plan}], "
+                  f"purlin all_reduce + torch eager norm {u_us:.2f} us, "
+                  f"ratio {u_us / f_us:.2f}", flush=True)
+        except Exception as e:  # report the rest still
+            print(f"all_reduce_rmsnorm tokens {T} hidden {H}: failed: {repr(e)[:300]}",
+                  flush=True)
+
 print(f"purlin python all_reduce bf16 8 KiB x {R} ranks, per call: "
       f"eager {eager:.2f} us, torch.compile {compiled:.2f} us, "
       f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us",

@@ -27,7 +27,8 @@ LOW = {torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2}
 def comm():
     c = purlin.Communicator.local(R, device=DEV)
     examples = purlin.communicator.examples_dir()
-    compiled = [c.compile(os.path.join(examples, n + ".purlin")) for n in purlin.STANDARD]
+    compiled = [c.compile(os.path.join(examples, n + ".purlin"))
+                for n in purlin.STANDARD + purlin.FUSED]
     compiled += [c.compile(REVERSE), c.compile(EVEN_SUM)]
     with ThreadPoolExecutor(16) as pool:  # host builds, in parallel
         list(pool.map(lambda x: x.lib, compiled))
@@ -175,6 +176,42 @@ def test_user_collectives(comm):
     for r in range(R):
         same(ys[r][0::2], ref_reduce(xs, "max"))
         same(ys[r][1::2], poison(torch.float32, C))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=str)
+@pytest.mark.parametrize("N,H", [(1, 4096), (7, 1024), (128, 8192)])
+@pytest.mark.parametrize("form", ["residual", "gemma", "nores"])
+def test_all_reduce_rmsnorm(comm, dtype, N, H, form):
+    """The fused call against torch's unfused chain in f32: the sum in rank
+    order, + residual, rms_norm, * weight (1 + weight for Gemma); each store
+    rounds once, so bf16 outputs are within 1 bf16 ulp of the f32 chain
+    rounded (tolerance 2^-7 relative), f32 within 1e-5 (the row sum's order
+    differs from torch's)."""
+    xs = [rand(dtype, N * H, r).view(N, H) for r in range(R)]
+    res = [rand(dtype, N * H, 100 + r).view(N, H) for r in range(R)]
+    w = [rand(dtype, H, 200 + r) for r in range(R)]
+    ys = [poison(dtype, N * H).view(N, H) for _ in range(R)]
+    acc = xs[0].float()
+    for x in xs[1:]:
+        acc = acc + x.float()
+    h = [acc + res[r].float() if form != "nores" else acc for r in range(R)]
+    want_res = [t.to(dtype) for t in h]
+    eps = 1e-6
+    want_y = []
+    for r in range(R):
+        scale = (1 + w[r].float()) if form == "gemma" else w[r].float()
+        n = torch.nn.functional.rms_norm(h[r], (H,), eps=eps)
+        want_y.append((n * scale).to(dtype))
+    comm.all_reduce_rmsnorm(xs, None if form == "nores" else res, w, eps, ys,
+                            gemma=form == "gemma")
+    torch.cuda.synchronize()
+    tol = dict(rtol=2 ** -7, atol=2 ** -7) if dtype == torch.bfloat16 else \
+        dict(rtol=1e-5, atol=1e-5)
+    for r in range(R):
+        if form != "nores":  # the residual, updated in place: h rounded once
+            same(res[r], want_res[r])
+        torch.testing.assert_close(ys[r].float(), want_y[r].float(), **tol,
+                                   msg=lambda m: f"rank {r}: {m}")
 
 
 def test_torch_compile_fullgraph(comm):
