@@ -266,10 +266,11 @@ template <bool Flagged> struct HandPush : Keeps {
   }
 };
 template <class P>
-int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream) {
+int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream,
+          const void *) {
   return purlin::sm::launch(
       (const void *)purlin::sm::planKernel<purlin::sm::ElemBF16, purlin::sm::kAllOps, P>, S, first,
-      n, stream);
+      n, stream, nullptr);
 }
 int64_t layout(Shared *S) {
   for (int b = 0; b < kMaxBuffers; ++b)
