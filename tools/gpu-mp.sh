@@ -16,11 +16,13 @@
 # passed): coll (every collective, 3 types, counts 0 .. 1M, in and out of
 # place, purlinMemAlloc and registered buffers, against the reference) with
 # VMM memory at 2, 4, 8 processes and with cudaIpc at 4; all_reduce up to
-# 64 MiB (--large) at 2; graph (1000 replays) at 2 and 8; kill -9 of one
+# 64 MiB (--large) at 2; graph (1000 replays) at 2 and 8; graphbuf (graphs
+# on buffers registered after the capture) at 2 and 8; kill -9 of one
 # process at 4 and 8; a rank that never starts; the callbacks bootstrap;
 # split of 8 into 2 x 4; bench at 8 (setup costs, launch overhead, 8 KiB
 # all_reduce). Without MPS (nvidia-cuda-mps-control missing or failing) the
-# cases still run, time-sliced and slower.
+# cases still run, time-sliced and slower. MP_ONLY=REGEX runs only the cases
+# whose name matches (the argument checks always run), e.g. MP_ONLY=graph.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -85,6 +87,9 @@ run)
   run() { # name, timeout, command...
     local name=$1 lim=$2
     shift 2
+    if [ -n "${MP_ONLY:-}" ] && [ "$name" != args ] && ! [[ $name =~ $MP_ONLY ]]; then
+      return
+    fi
     local s=$(date +%s)
     if [ $(( s - start + lim / 3 )) -gt "$budget" ]; then
       note "$name: SKIPPED (time budget)"
@@ -104,7 +109,9 @@ run)
   run kill-4 45 $T --ranks 4 --case kill
   run absent-4 30 $T --ranks 4 --case absent
   run graph-2 45 $T --ranks 2 --case graph
+  run graphbuf-2 150 $T --ranks 2 --case graphbuf
   run split-8 60 $T --ranks 8 --case split
+  run graphbuf-8 90 $T --ranks 8 --case graphbuf --quick
   run callbacks-4 45 $T --ranks 4 --case callbacks
   run mismatch-4 45 $T --ranks 4 --case mismatch
   PURLIN_MP_MEMORY=vmm run coll-vmm-4 200 $T --ranks 4 --case coll --quick
@@ -118,6 +125,7 @@ run)
   run coll-large-2 120 $T --ranks 2 --case coll --large
   grep -h "^bench" "$LOG"/bench-8.log "$LOG"/bench-ipc-8.log 2>/dev/null
   grep -h "graph all_reduce" "$LOG"/graph-*.log 2>/dev/null | head -4
+  grep -h "graphbuf" "$LOG"/graphbuf-2.log 2>/dev/null | head -12
   grep -h "after launch\|Abort" "$LOG"/kill-*.log 2>/dev/null | head -6
   if [ "$mps" = on ]; then
     srv=$(echo get_server_list | nvidia-cuda-mps-control 2>&1 | head -1)
@@ -127,7 +135,7 @@ run)
   printf '%s\n' "${summary[@]}"
   ;;
 *)
-  sed -n '2,23p' "$0"
+  sed -n '2,26p' "$0"
   exit 2
   ;;
 esac

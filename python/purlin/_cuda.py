@@ -55,6 +55,7 @@ def lib():
         "purlinMemFree": (_i, [_p, _p]),
         "purlinCommRegister": (_i, [_p, _p, ctypes.c_size_t]),
         "purlinCommDeregister": (_i, [_p, _p]),
+        "purlinCommRegisterGraphBuffers": (_i, [_p]),
     }
     return bind_signatures(L, sig)
 

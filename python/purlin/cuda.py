@@ -139,9 +139,16 @@ class CudaCommunicator(Communicator):
         return bufs
 
     def check(self):
-        """Raises when a device-side wait timed out (sticky)."""
+        """Raises when a device-side wait timed out (sticky); on a
+        communicator of processes also when a CUDA graph was replayed
+        before register_graph_buffers (once: PURLIN_ERR_NOT_REGISTERED)."""
         from . import _cuda
         _cuda.check(_cuda.lib().purlinCommCheck(self.handle), "purlinCommCheck")
+
+    def register_graph_buffers(self):
+        """After capturing CUDA graphs: makes the buffers they use reachable
+        by the peers (purlinCommRegisterGraphBuffers). The ranks of one
+        process reach any memory: nothing to do (a no-op)."""
 
     # -- the standard calls: custom ops under torch.compile, else direct --
     def _compiling(self):

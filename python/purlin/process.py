@@ -12,8 +12,11 @@ its buffers must be reachable by the peers: tensors of ``comm.empty``
 ``comm.register(t)`` (the caching allocator's memory; registration maps the
 peers' allocations once per allocation). An unregistered buffer is refused
 with PurlinError (PURLIN_ERR_NOT_REGISTERED), never copied behind the
-caller's back. Every call, allocation and registration is collective:
-every rank makes it, in the same order, with the same sizes.
+caller's back, except under CUDA-graph capture: there the call is
+captured with the tensor recorded, and ``comm.register_graph_buffers()``
+after the capture registers what was recorded (vLLM's way). Every call,
+allocation and registration is collective: every rank makes it, in the
+same order, with the same sizes.
 """
 import ctypes
 import zlib
@@ -120,6 +123,21 @@ class ProcessCommunicator(CudaCommunicator):
                          "purlinCommRegister")
         self._registered[ptr] = (nbytes, tensor)
         return tensor
+
+    def register_graph_buffers(self):
+        """After capturing CUDA graphs (``torch.cuda.graph``) whose calls use
+        tensors that are neither symmetric nor registered (the graph pool's,
+        allocated during the capture): registers them, in capture order, and
+        makes the captured calls ready (purlinCommRegisterGraphBuffers,
+        vLLM's register_graph_buffers). Collective: every rank calls it after
+        capturing the same calls on buffers of the same sizes
+        (PURLIN_ERR_MISMATCH otherwise). A replay before it does nothing and
+        comm.check() then raises PURLIN_ERR_NOT_REGISTERED once. The buffers
+        stay registered until close()."""
+        torch.cuda.synchronize(self.index)
+        with torch.cuda.device(self.index):
+            self._check_boot(_cuda.lib().purlinCommRegisterGraphBuffers(self.handle),
+                             "purlinCommRegisterGraphBuffers")
 
     def deregister(self, tensor):
         """Undoes register (collective)."""

@@ -96,6 +96,12 @@ class CudaBinding(unittest.TestCase):
         self.assertEqual(creates, [("purlinCollCreate", b"C=4096,root=1")])  # root: R - 1
         self.assertEqual(self.api.launches()[0][2], [100, 1])
 
+    def test_register_graph_buffers_local(self):
+        # Virtual ranks of one process reach any memory: a no-op, no C call.
+        self.api.calls.clear()
+        self.assertIsNone(self.comm.register_graph_buffers())
+        self.assertEqual(self.api.calls, [])
+
     def test_bad_calls(self):
         torch = self.torch
         xs = self.tensors(100)

@@ -20,7 +20,8 @@ struct SourceCollective {
 
 // The entry of a plan with no kernel linked in: never called, as no pair
 // is (aot_dtypes is 0); the datapath launches the compiled kernels.
-int noLinkedKernel(const purlin_shared_t *, int, int, int, int, void *) {
+int noLinkedKernel(const purlin_shared_t *, int, int, int, int, void *,
+                   const void *) {
   return (int)cudaErrorInvalidDeviceFunction;
 }
 } // namespace

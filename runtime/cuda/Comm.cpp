@@ -31,6 +31,17 @@ purlinStatus rt::initErrorWord(purlinComm &c) {
   return PURLIN_SUCCESS;
 }
 
+purlinStatus rt::stickyDeviceError(const purlinComm &c) {
+  const uint32_t v = *(volatile uint32_t *)c.errHost;
+  if (v == 0 || !c.datapath)
+    return PURLIN_SUCCESS;
+  std::string msg;
+  purlinStatus st = c.datapath->deviceError(v, msg);
+  if (st == PURLIN_SUCCESS || st == PURLIN_ERR_NOT_REGISTERED)
+    return PURLIN_SUCCESS;
+  return fail(st, msg);
+}
+
 extern "C" {
 
 purlinStatus purlinCommCreate(purlinComm_t *out, int nranks,
@@ -121,6 +132,12 @@ purlinStatus purlinCommCheck(purlinComm_t c) {
     return ok();
   std::string msg;
   purlinStatus st = c->datapath->deviceError(v, msg);
+  // A graph replayed before its buffers were registered did nothing: that
+  // is reported once (the word is cleared unless the device has replaced
+  // it with another error meanwhile), not sticky.
+  if (st == PURLIN_ERR_NOT_REGISTERED)
+    __atomic_compare_exchange_n(c->errHost, &v, 0u, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
   return st == PURLIN_SUCCESS ? ok() : fail(st, msg);
 }
 

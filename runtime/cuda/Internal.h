@@ -9,6 +9,8 @@
 //                     (purlinMemAlloc) and its buffers at launch
 //   ProcessMemory.cpp its peer memory: VMM fds or cudaIpc handles
 //   Register.cpp      purlinCommRegister: the application's own buffers
+//   Graph.cpp         CUDA graphs captured with buffers not registered
+//                     yet: slots, purlinCommRegisterGraphBuffers
 //   Driver.cpp        the driver entry points VMM needs
 //   Coll.cpp          collective instances: checks, maxima, resources
 //   Params.cpp        a launch's parameters: scalars, tables, buffer sizes
@@ -80,6 +82,30 @@ struct purlinComm {
     bool registered = false;   // purlinCommRegister's (else purlinMemAlloc's)
   };
   std::vector<SymAlloc> sym;
+  // CUDA graphs (Graph.cpp): a captured launch whose buffers are not
+  // registered reads its shared state from a slot of device memory, which
+  // purlinCommRegisterGraphBuffers completes with the peers' addresses.
+  struct GraphSlots {
+    std::vector<void *> chunks; // device memory, kSlotsPerChunk slots each
+    size_t slotBytes = 0;       // the datapath's, rounded up
+    int used = 0;               // slots handed out (never reused)
+    cudaStream_t stream = nullptr; // writes slots, outside any capture
+    // Slots waiting for registration: their index and shared state (this
+    // rank's own addresses where a peer's are not known yet).
+    struct Pending {
+      int index;
+      purlin::exec::Shared S;
+    };
+    std::vector<Pending> pending;
+    // The buffers recorded, in capture order: this rank's pointer and
+    // bytes, the pending slot (index into `pending`) and buffer it fills.
+    struct Recorded {
+      char *ptr;
+      size_t bytes;
+      int pending, buffer;
+    };
+    std::vector<Recorded> recorded;
+  } graph;
 };
 
 struct purlinColl {
@@ -145,13 +171,32 @@ purlinStatus bindLaunch(purlinColl *c, const purlinArgs *a);
 
 // MultiProcess.cpp: this rank's buffers of a multi-process launch as every
 // rank's (`out`, [rank * nb + buffer]), through the symmetric allocations.
+// A buffer that is in none is PURLIN_ERR_NOT_REGISTERED, unless the launch's
+// stream is being captured: then its index goes to `missed` and every
+// rank's entry is this rank's pointer (the launch then goes through a slot:
+// Graph.cpp).
 purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
-                              int elemSize, std::vector<void *> &out);
+                              int elemSize, std::vector<void *> &out,
+                              std::vector<int> &missed);
+// Graph.cpp: a captured multi-process launch with the buffers `missed`
+// (indices) not registered: records them, puts S (this rank's own
+// addresses in their peers' entries) in a new slot, not ready, and launches
+// plan `plan` reading it, on `stream`.
+purlinStatus launchThroughSlot(purlinColl *c, int plan, const exec::Shared &S,
+                               const std::vector<int> &missed, int first,
+                               int n, int dtype, int op, void *stream,
+                               std::string &msg);
+/// Frees the slots (purlinCommDestroy, purlinCommAbort).
+void freeGraphSlots(purlinComm &c);
 /// Frees a multi-process communicator's memory and leaves its bootstrap
 /// (purlinCommDestroy; `abort`: without waiting for any peer).
 void closeProcessComm(purlinComm &c, bool abort);
 
 // Comm.cpp: the error word and wait timeout both communicator kinds share.
 purlinStatus initErrorWord(purlinComm &c);
+/// A sticky device error (timeout, mismatch) as a status with its message;
+/// PURLIN_SUCCESS when there is none (a not-registered report, which is
+/// not sticky, is left for purlinCommCheck).
+purlinStatus stickyDeviceError(const purlinComm &c);
 } // namespace rt
 } // namespace purlin

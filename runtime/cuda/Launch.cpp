@@ -24,10 +24,12 @@ bool oneLaunchAllowed() {
 
 /// Every rank's buffers into S.buf (this rank's, translated, on a
 /// multi-process communicator), checked against their sizes; `flat` holds
-/// them as [rank * nb + buffer], `maxBytes` the largest.
+/// them as [rank * nb + buffer], `maxBytes` the largest. `missed`: the
+/// buffers of a captured multi-process launch that are not registered yet
+/// (symmetricBuffers).
 purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
                          exec::Shared &S, std::vector<void *> &flat,
-                         int64_t &maxBytes) {
+                         int64_t &maxBytes, std::vector<int> &missed) {
   const Collective &d = c->desc;
   const int R = c->comm->R, nb = (int)d.buffers.size();
   const std::vector<int64_t> &elems = c->lastElems;
@@ -36,7 +38,7 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
   void *const *bufs = a->buffers;
   std::vector<void *> symBufs;
   if (c->comm->multiProcess) {
-    if (purlinStatus st = symmetricBuffers(c, a, S.elemSize, symBufs))
+    if (purlinStatus st = symmetricBuffers(c, a, S.elemSize, symBufs, missed))
       return st;
     bufs = symBufs.data();
   }
@@ -65,12 +67,20 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
 /// The plan for the call: its size band's, or one proved right for the
 /// call's overlap (each output at its input's address, or any other).
 purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
-                      int64_t maxBytes, int elemSize, int &pick) {
+                      int64_t maxBytes, int elemSize, bool ownRow,
+                      int &pick) {
   const Collective &d = c->desc;
   const purlin_collective_info *info = c->info;
   const int R = c->comm->R;
+  // ownRow: the peers' entries are placeholders (a captured launch whose
+  // buffers are registered later); buffers are symmetric, so this rank's
+  // overlap is every rank's.
   const InPlace overlap =
-      classifyOverlap(d, flat.data(), R, c->lastElems.data(), elemSize);
+      ownRow ? classifyOverlap(d, flat.data() + (size_t)c->comm->rank *
+                                                    d.buffers.size(),
+                               1, c->lastElems.data(), elemSize)
+             : classifyOverlap(d, flat.data(), R, c->lastElems.data(),
+                               elemSize);
   pick = choosePlan(info, maxBytes, overlap, R);
   if (pick >= 0)
     return PURLIN_SUCCESS;
@@ -115,8 +125,9 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c || !a)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
   purlinComm *comm = c->comm;
-  if (purlinStatus st = purlinCommCheck(comm))
-    return st; // a device error (timeout, mismatch) is sticky
+  if (*(volatile uint32_t *)comm->errHost)
+    if (purlinStatus st = stickyDeviceError(*comm))
+      return st; // a device error (timeout, mismatch) is sticky
   const Collective &d = c->desc;
   int op = exec::kCopy;
   if (purlinStatus st = typeAndOp(c, a->dtype, a->op, op))
@@ -139,11 +150,13 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c->tableParams.empty())
     S.P = c->lastParams; // the scalars above, and the tables
   std::vector<void *> flat;
+  std::vector<int> missed; // captured, not registered yet: through a slot
   int64_t maxBytes = 0;
-  if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes))
+  if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes, missed))
     return st;
   int pick = -1;
-  if (purlinStatus st = pickPlan(c, flat, maxBytes, S.elemSize, pick))
+  if (purlinStatus st =
+          pickPlan(c, flat, maxBytes, S.elemSize, !missed.empty(), pick))
     return st;
   const purlin_plan_info &pl = c->info->plans[pick];
   S.L = pl.lanes;
@@ -171,8 +184,11 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     void *stream = a->streams ? a->streams[g] : nullptr;
     std::string msg;
     purlinStatus st =
-        c->datapath->launch(*c->info, pick, S, comm->first[g], comm->count[g],
-                            a->dtype, op, stream, msg);
+        missed.empty()
+            ? c->datapath->launch(*c->info, pick, S, comm->first[g],
+                                  comm->count[g], a->dtype, op, stream, msg)
+            : launchThroughSlot(c, pick, S, missed, comm->first[g],
+                                comm->count[g], a->dtype, op, stream, msg);
     if (st != PURLIN_SUCCESS)
       return fail(st, std::string("launching '") + d.name + "' (" +
                           pl.strategy + ") on GPU " +

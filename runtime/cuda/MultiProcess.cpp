@@ -26,6 +26,7 @@ void rt::closeProcessComm(purlinComm &c, bool abort) {
     pm->setAborted();
     c.boot->abort(); // peers blocked in an exchange fail now
   }
+  freeGraphSlots(c);
   for (auto &a : c.sym) // allocations the application did not free
     if (a.registered)
       pm->deregister(a.peers);
@@ -37,12 +38,26 @@ void rt::closeProcessComm(purlinComm &c, bool abort) {
   c.boot.reset();
 }
 
+/// Whether `stream` is being captured into a CUDA graph (asked only when a
+/// launch's buffer is not registered: eager launches never ask).
+static bool capturing(void *stream) {
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing((cudaStream_t)stream, &cs) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return cs == cudaStreamCaptureStatusActive;
+}
+
 purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
-                                  int elemSize, std::vector<void *> &out) {
+                                  int elemSize, std::vector<void *> &out,
+                                  std::vector<int> &missed) {
   const purlinComm *comm = c->comm;
   const Collective &d = c->desc;
   const int nb = (int)d.buffers.size(), R = comm->R;
   out.assign((size_t)R * nb, nullptr);
+  missed.clear();
+  int captured = -1; // not asked yet
   for (int i = 0; i < nb; ++i) {
     char *p = (char *)a->buffers[i];
     if (!p)
@@ -51,12 +66,26 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
     for (auto &sa : comm->sym)
       if (p >= sa.base && p < sa.base + sa.bytes)
         hit = &sa;
-    if (!hit)
-      return fail(PURLIN_ERR_NOT_REGISTERED,
-                  "buffer '" + d.buffers[i].name +
-                      "' is neither purlinMemAlloc memory nor registered "
-                      "(purlinCommRegister): a multi-process launch needs "
-                      "buffers every peer has mapped");
+    if (!hit) {
+      if (captured < 0)
+        captured = capturing(a->streams ? a->streams[0] : nullptr);
+      if (!captured)
+        return fail(PURLIN_ERR_NOT_REGISTERED,
+                    "buffer '" + d.buffers[i].name +
+                        "' is neither purlinMemAlloc memory nor registered "
+                        "(purlinCommRegister): a multi-process launch needs "
+                        "buffers every peer has mapped (a launch being "
+                        "captured into a CUDA graph may use it: then call "
+                        "purlinCommRegisterGraphBuffers after the capture)");
+      // Captured: every rank's entry is this rank's pointer until the
+      // buffers are registered after the capture (a buffer of 0 bytes is
+      // never accessed: nothing to record).
+      for (int r = 0; r < R; ++r)
+        out[(size_t)r * nb + i] = p;
+      if (c->lastElems[i] > 0)
+        missed.push_back(i);
+      continue;
+    }
     if ((int64_t)(hit->base + hit->bytes - p) < c->lastElems[i] * elemSize)
       return fail(PURLIN_ERR_INVALID_ARGUMENT,
                   "buffer '" + d.buffers[i].name +

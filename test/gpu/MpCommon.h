@@ -29,6 +29,7 @@ using CaseFn = int (*)(const Options &, const purlinUniqueId &, int rank);
 CaseFn caseFunction(const std::string &name);
 int caseColl(const Options &, const purlinUniqueId &, int rank);
 int caseGraph(const Options &, const purlinUniqueId &, int rank);
+int caseGraphBuffers(const Options &, const purlinUniqueId &, int rank);
 int caseSplit(const Options &, const purlinUniqueId &, int rank);
 int caseKill(const Options &, const purlinUniqueId &, int rank);
 int caseAbsent(const Options &, const purlinUniqueId &, int rank);

@@ -48,16 +48,22 @@ int main(int argc, char **argv) {
     }
     std::printf("%s %s %s: %zu bytes of %s\n", argv[1], argv[2], argv[3],
                 code.size(), cubin ? "cubin" : "PTX");
-    for (int p = 0; p < info->nplans; ++p) {
-      const std::string k = "purlin_jit_p" + std::to_string(p);
-      std::printf("kernel %s: %s\n", k.c_str(),
-                  code.find(k) != std::string::npos ? "found" : "MISSING");
-    }
+    // Each plan's kernel, then its slot kernel (the shared state read from
+    // device memory: CUDA graphs whose buffers are registered after capture).
+    for (int p = 0; p < info->nplans; ++p)
+      for (const char *kind : {"purlin_jit_p", "purlin_jit_slot_p"}) {
+        const std::string k = kind + std::to_string(p);
+        std::printf("kernel %s: %s\n", k.c_str(),
+                    code.find(k) != std::string::npos ? "found" : "MISSING");
+      }
     if (plan >= 0 && !cubin) {
       // The PTX of the other plans' kernels is an empty body: no loads or
-      // stores of global memory. The wanted plan's has some.
-      for (int p = 0; p < info->nplans; ++p) {
-        const std::string k = ".entry purlin_jit_p" + std::to_string(p);
+      // stores of global memory. The wanted plan's has some, and so has its
+      // slot kernel ("slot p2: built").
+      for (int p = 0; p < 2 * info->nplans; ++p) {
+        const std::string k = (p < info->nplans ? ".entry purlin_jit_p"
+                                                : ".entry purlin_jit_slot_p") +
+                              std::to_string(p % info->nplans) + "(";
         size_t at = code.find(k), end = code.find(".entry", at + 1);
         const std::string body = code.substr(at, end == std::string::npos
                                                      ? std::string::npos
@@ -65,7 +71,8 @@ int main(int argc, char **argv) {
         const bool work = body.find("ld.global") != std::string::npos ||
                           body.find("st.global") != std::string::npos ||
                           body.find("ld.relaxed") != std::string::npos;
-        std::printf("plan p%d: %s\n", p, work ? "built" : "empty");
+        std::printf("%s p%d: %s\n", p < info->nplans ? "plan" : "slot",
+                    p % info->nplans, work ? "built" : "empty");
       }
     }
     return 0;

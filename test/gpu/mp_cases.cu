@@ -470,6 +470,7 @@ int caseSplit(const Options &o, const purlinUniqueId &id, int rank) {
 CaseFn caseFunction(const std::string &name) {
   static const std::map<std::string, CaseFn> all = {
       {"coll", caseColl},   {"graph", caseGraph},
+      {"graphbuf", caseGraphBuffers},
       {"kill", caseKill},   {"absent", caseAbsent},
       {"split", caseSplit}, {"callbacks", caseCallbacks},
       {"bench", caseBench}, {"mismatch", caseMismatch}};

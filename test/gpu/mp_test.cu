@@ -16,6 +16,13 @@
 //                unregistered buffer refused
 //       graph    all_reduce captured in a CUDA graph, replayed 1000 times,
 //                checked on the device after every replay
+//       graphbuf graphs captured on cudaMalloc buffers never registered,
+//                registered after the capture
+//                (purlinCommRegisterGraphBuffers): a replay before does
+//                nothing and is reported; 1000 replays after, checked; in
+//                place; f16 compiled at first use (not with --quick); a
+//                rank that captured more: PURLIN_ERR_MISMATCH everywhere
+//                (mp_graph.cu)
 //       kill     the last rank SIGKILLs itself in a loop of launches: the
 //                others see an error within the device timeout, abort, exit
 //       absent   the last rank never starts: the others' init fails within
@@ -83,6 +90,10 @@ int argChecks() {
   check(purlinCommAbort(nullptr) == PURLIN_ERR_INVALID_ARGUMENT, "abort null");
   check(purlinCommRegister(nullptr, &id, 16) == PURLIN_ERR_INVALID_ARGUMENT,
         "register null");
+  check(purlinCommRegisterGraphBuffers(nullptr) ==
+                PURLIN_ERR_INVALID_ARGUMENT &&
+            std::strstr(purlinGetLastError(), "null communicator"),
+        "register graph buffers null");
   check(purlinCommRank(nullptr) == -1 && !purlinCommIsMultiProcess(nullptr),
         "null queries");
   void *p = nullptr;
@@ -117,6 +128,15 @@ int argChecks() {
     check(purlinCommDeregister(c, q) == PURLIN_ERR_INVALID_ARGUMENT,
           "deregister unknown");
     cudaFree(q);
+    check(purlinCommRegisterGraphBuffers(c) == PURLIN_SUCCESS,
+          "register graph buffers, none recorded");
+    // One process's ranks: a documented no-op.
+    purlinComm_t v = nullptr;
+    int devs[2] = {0, 0};
+    check(purlinCommCreate(&v, 2, devs) == PURLIN_SUCCESS &&
+              purlinCommRegisterGraphBuffers(v) == PURLIN_SUCCESS &&
+              purlinCommDestroy(v) == PURLIN_SUCCESS,
+          "register graph buffers, one process");
     check(purlinMemFree(c, p) == PURLIN_SUCCESS, "MemFree R=1");
     check(purlinCommDestroy(c) == PURLIN_SUCCESS, "destroy R=1");
   }

@@ -269,10 +269,11 @@ template <bool Flagged> struct HandPush : Keeps {
 // not every op (a fifth of the instantiations: minutes less of nvcc).
 constexpr uint32_t kProbeOps = (1u << purlin::exec::kCopy) | (1u << purlin::exec::kSum);
 template <class P>
-int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream) {
+int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream,
+          const void *) {
   return purlin::sm::launch(
       (const void *)purlin::sm::planKernel<purlin::sm::ElemBF16, kProbeOps, P>, S, first,
-      n, stream);
+      n, stream, nullptr);
 }
 int64_t layout(Shared *S) {
   for (int b = 0; b < kMaxBuffers; ++b)

@@ -17,11 +17,26 @@ constexpr int kAuxWords = 3;
 constexpr uint64_t kDefaultTimeoutNs = 10ull * 1000 * 1000 * 1000; // 10 s
 
 /// Error word values: 0 none; else CODE | rank << 8 | lane << 20, CODE
-/// kErrTimeout (a peer never arrived) or kErrMismatch (a peer's signal of
+/// kErrTimeout (a peer never arrived), kErrMismatch (a peer's signal of
 /// this launch carries another fingerprint: it called with other
-/// arguments).
+/// arguments) or kErrNotRegistered (a launch read from a SharedSlot that
+/// is not ready: a CUDA graph replayed before its buffers were registered;
+/// the launch did nothing, so the runtime reports it once, not sticky).
 constexpr uint32_t kErrTimeout = 1;
 constexpr uint32_t kErrMismatch = 2;
+constexpr uint32_t kErrNotRegistered = 3;
+
+/// A launch's shared state in device memory: a CUDA graph captures a launch
+/// whose buffers are not registered yet with a pointer to such a slot (the
+/// slot kernels of target.cuh), and the runtime writes the peers' buffer
+/// addresses into S and sets `ready` once they are registered
+/// (purlinCommRegisterGraphBuffers). A kernel that finds `ready` 0 records
+/// kErrNotRegistered and returns without touching memory.
+struct SharedSlot {
+  uint64_t ready;
+  uint64_t reserved;
+  exec::Shared S;
+};
 
 /// Signal words: the launch's epoch in the low kEpochBits bits, the low
 /// 24 bits of its fingerprint (exec::Shared::fingerprint) above them.

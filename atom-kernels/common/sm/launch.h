@@ -60,9 +60,12 @@ inline int64_t residentBlocks(const void *kernel, int threads) {
 
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
 /// cast to a pointer) on grid (S->L, n) with `threads` per block on
-/// `stream`. Returns a cudaError_t.
+/// `stream`; with `slot`, a slot kernel: `kernel(slot, first)` (aux.h's
+/// SharedSlot in device memory, holding what S holds). Returns a
+/// cudaError_t.
 inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
-                      int n, void *stream, int threads) {
+                      int n, void *stream, int threads,
+                      const void *slot = nullptr) {
   if (n <= 0 || S->L <= 0)
     return (int)cudaSuccess;
   if (!cooperativeLaunch() && residentBlocks(kernel, threads) < (int64_t)S->L * n)
@@ -77,7 +80,8 @@ inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
   attr[0].val.cooperative = 1;
   cfg.attrs = attr;
   cfg.numAttrs = cooperativeLaunch() ? 1 : 0;
-  void *args[] = {const_cast<exec::Shared *>(S), &first};
+  void *args[] = {slot ? (void *)&slot : (void *)const_cast<exec::Shared *>(S),
+                  &first};
   return (int)cudaLaunchKernelExC(&cfg, kernel, args);
 }
 

@@ -97,7 +97,11 @@ __device__ __forceinline__ void reportError(const uint64_t *aux,
                                             uint32_t code) {
   uint32_t *flag = (uint32_t *)(uintptr_t)aux[0];
   if (flag) {
-    atomicCAS_system(flag, 0u, code);
+    // The first error stays, except a not-registered report (a launch that
+    // did nothing: not sticky), which a later error replaces.
+    const uint32_t old = atomicCAS_system(flag, 0u, code);
+    if ((old & 0xff) == kErrNotRegistered && (code & 0xff) != kErrNotRegistered)
+      atomicCAS_system(flag, old, code);
     __threadfence_system();
   }
 }

@@ -11,8 +11,10 @@
 // clauses fix (kClauseOps); the entry launches those. The CUDA runtime
 // compiles the other pairs at first use (NVRTC, runtime/cuda/sm): then
 // this header is compiled with __CUDACC_RTC__, PURLIN_JIT_DTYPE is the
-// pair's element type, kAotOps its op, and PURLIN_PLAN_ENTRY defines one
-// extern "C" kernel per plan, purlin_jit_NAME, instead of the entry.
+// pair's element type, kAotOps its op, and PURLIN_PLAN_ENTRY defines two
+// extern "C" kernels per plan, purlin_jit_NAME (the shared state by value)
+// and purlin_jit_slot_NAME (read from a SharedSlot: CUDA graphs whose
+// buffers are registered after capture), instead of the entry.
 #pragma once
 
 #include <stdint.h>
@@ -194,44 +196,87 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   Plan::run(t);
 }
 
+/// runPlan with the shared state read from device memory (a CUDA graph's
+/// launch whose buffers are registered after the capture: aux.h's
+/// SharedSlot). The lane copies it into shared memory first, so the plan's
+/// code reads it as it reads a kernel parameter. A slot that is not ready
+/// yet is reported (kErrNotRegistered, through this rank's error word: the
+/// slot holds this rank's own signal memory) and the kernel returns before
+/// any other access.
+template <class E, uint32_t OPS, class Plan>
+__device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
+  static_assert(sizeof(exec::Shared) % sizeof(uint64_t) == 0,
+                "exec::Shared is copied in 64-bit words");
+  constexpr int kWords = (int)(sizeof(exec::Shared) / sizeof(uint64_t));
+  __shared__ __align__(16) uint64_t words[kWords];
+  __shared__ int ready;
+  if (threadIdx.x == 0) {
+    ready = *(const volatile uint64_t *)&slot->ready != 0;
+    if (!ready) {
+      const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
+      reportError(auxWords(slot->S, rank), kErrNotRegistered |
+                                               (uint32_t)rank << 8 |
+                                               (uint32_t)lane << 20);
+    }
+  }
+  __syncthreads();
+  if (!ready)
+    return;
+  const uint64_t *src = reinterpret_cast<const uint64_t *>(&slot->S);
+  for (int i = (int)threadIdx.x; i < kWords; i += (int)blockDim.x)
+    words[i] = src[i];
+  __syncthreads();
+  runPlan<E, OPS, Plan>(*reinterpret_cast<const exec::Shared *>(words), first);
+}
+
 template <class E, uint32_t OPS, class Plan>
 __global__ void __launch_bounds__(kThreads)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
   runPlan<E, OPS, Plan>(S, first);
+}
+template <class E, uint32_t OPS, class Plan>
+__global__ void __launch_bounds__(kThreads)
+    planKernelSlot(const SharedSlot *slot, int first) {
+  runPlanSlot<E, OPS, Plan>(slot, first);
 }
 
 #ifndef __CUDACC_RTC__
 /// Launches a kernel of this target with kThreads per lane (or fewer:
 /// PURLIN_LANE_THREADS; launch.h).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream) {
-  return launchPlan(kernel, S, first, n, stream, laneThreads(kThreads));
+                  void *stream, const void *slot) {
+  return launchPlan(kernel, S, first, n, stream, laneThreads(kThreads), slot);
 }
 
 /// The kernel for a dtype (Numbering.h) among those built ahead of time
 /// (DTYPES): its own element type when the plan reduces, else the copy-only
-/// element of its size. Null when it is not built.
+/// element of its size; the slot kernel when `slot`. Null when it is not
+/// built.
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS, int T = 0>
-const void *kernelFor(int dtype) {
+const void *kernelFor(int dtype, bool slot) {
   if constexpr (T == kNumDTypeIds) {
-    (void)dtype;
+    (void)dtype, (void)slot;
     return nullptr;
   } else {
     if constexpr ((DTYPES >> T) & 1u)
-      if (dtype == T)
-        return (const void *)planKernel<typename ElemFor<T, Reduces>::type,
-                                        OPS, Plan>;
-    return kernelFor<Plan, Reduces, DTYPES, OPS, T + 1>(dtype);
+      if (dtype == T) {
+        using E = typename ElemFor<T, Reduces>::type;
+        return slot ? (const void *)planKernelSlot<E, OPS, Plan>
+                    : (const void *)planKernel<E, OPS, Plan>;
+      }
+    return kernelFor<Plan, Reduces, DTYPES, OPS, T + 1>(dtype, slot);
   }
 }
 
+/// `slot` null: the kernel takes *S by value; else it reads its shared
+/// state from `slot` (a SharedSlot in device memory; S gives the grid).
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
-          void *stream) {
-  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS>(dtype);
+          void *stream, const void *slot) {
+  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
-  return launch(k, S, first, n, stream);
+  return launch(k, S, first, n, stream, slot);
 }
 #endif
 
@@ -243,8 +288,8 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 // built ahead of time (the generated code's kAotDtypes, kAotOps and
 // kClauseOps). REDUCES 0: a copy-only collective, kernels by element size
 // alone. INNER_SYNCS 0: every notify and wait of the plan is a boundary
-// sync. Defaults 1. Compiled at first use (NVRTC), it defines the kernel
-// purlin_jit_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
+// sync. Defaults 1. Compiled at first use (NVRTC), it defines the kernels
+// purlin_jit_NAME and purlin_jit_slot_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
 // ("p2"), the other plans' kernels are empty (their plan functions are not
 // instantiated), so that a first use compiles the one plan it launches.
 #define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                  \
@@ -269,11 +314,17 @@ constexpr bool jitWants(const char *name) {
   return name != nullptr;
 #endif
 }
-/// runPlan when `Wanted`; nothing instantiated otherwise.
+/// runPlan (runPlanSlot) when `Wanted`; nothing instantiated otherwise.
 template <bool Wanted, class E, uint32_t OPS, class Plan>
 __device__ __forceinline__ void runPlanIf(const exec::Shared &S, int first) {
   if constexpr (Wanted)
     runPlan<E, OPS, Plan>(S, first);
+}
+template <bool Wanted, class E, uint32_t OPS, class Plan>
+__device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
+                                              int first) {
+  if constexpr (Wanted)
+    runPlanSlot<E, OPS, Plan>(slot, first);
 }
 } // namespace sm
 } // namespace purlin
@@ -286,15 +337,22 @@ __device__ __forceinline__ void runPlanIf(const exec::Shared &S, int first) {
         ::purlin::sm::jitWants(#NAME),                                         \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME>(S, first);                        \
+  }                                                                            \
+  extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
+      purlin_jit_slot_##NAME(const ::purlin::sm::SharedSlot *slot, int first) { \
+    ::purlin::sm::runPlanSlotIf<                                               \
+        ::purlin::sm::jitWants(#NAME),                                         \
+        typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
+        kAotOps | kClauseOps, PlanFn_##NAME>(slot, first);                     \
   }
 #else
 #define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
   PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
-                          int dtype, int op, void *stream) {                   \
+                          int dtype, int op, void *stream, const void *slot) { \
     return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0, kAotDtypes,      \
                                kAotOps | kClauseOps>(S, first, n, dtype, op,   \
-                                                     stream);                  \
+                                                     stream, slot);            \
   }
 #endif
 #define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \

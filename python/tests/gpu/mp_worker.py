@@ -179,6 +179,46 @@ def graph_replays(comm, pools, rank, R):
     comm.check()
 
 
+def graph_buffers(comm, rank, R):
+    """vLLM's flow: all_reduce captured on a tensor allocated inside the
+    graph's pool (never registered before), the graph's buffers registered
+    after the capture (comm.register_graph_buffers). A replay before that
+    does nothing (the tensor keeps this rank's input) and comm.check()
+    raises PURLIN_ERR_NOT_REGISTERED once; after it, 1000 replays are right."""
+    C = 4096
+    src = torch.empty(C, dtype=torch.bfloat16, device=DEV)
+    xs = inputs(torch.bfloat16, C, 4242, R)
+    fill(src, xs[rank])
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        t = torch.empty(C, dtype=torch.bfloat16, device=DEV)  # the graph pool's
+        t.copy_(src)
+        comm.all_reduce(t)
+    g.replay()
+    torch.cuda.synchronize()
+    same(t, xs[rank], "graph replayed before register_graph_buffers: untouched")
+    try:
+        comm.check()
+    except PurlinError as e:
+        if e.status != "PURLIN_ERR_NOT_REGISTERED":
+            raise AssertionError(f"replay before registering: {e.status}: {e}")
+    else:
+        raise AssertionError("a replay before register_graph_buffers was not reported")
+    comm.check()  # reported once, not sticky
+    comm.register_graph_buffers()
+    for i in range(1000):
+        if i % 250 == 0:
+            xs = inputs(torch.bfloat16, C, 3000 + i, R)
+            fill(src, xs[rank])
+        g.replay()
+        if i % 250 == 0 or i == 999:
+            torch.cuda.synchronize()
+            same(t, ref_reduce(xs, "sum"), f"graph (buffers registered after "
+                 f"capture) replay {i}")
+    comm.check()
+
+
 def bad_calls(comm, rank, R):
     t = torch.ones(64, device=DEV)  # neither symmetric nor registered
     try:
@@ -236,6 +276,7 @@ def main(rank, R, init_file, outdir):
         standard_calls(comm, pools, rank, R, 0)
         user_collective(comm, pools, rank, R)
         graph_replays(comm, pools, rank, R)
+        graph_buffers(comm, rank, R)
         bad_calls(comm, rank, R)
         host, total, c_only = timing(comm, pools)
         with open(os.path.join(outdir, f"rank-{rank}.txt"), "w") as fh:

@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -169,16 +170,22 @@ bool load(int plan, const std::string &cubin, JitKernel &k,
   cudaLibrary_t lib;
   cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0,
                                       nullptr, nullptr, 0);
-  cudaKernel_t kern;
+  cudaKernel_t kern, slotKern;
   const std::string name = "purlin_jit_p" + std::to_string(plan);
+  const std::string slotName = "purlin_jit_slot_p" + std::to_string(plan);
   if (e == cudaSuccess)
     e = cudaLibraryGetKernel(&kern, lib, name.c_str());
-  cudaFuncAttributes attr;
+  if (e == cudaSuccess)
+    e = cudaLibraryGetKernel(&slotKern, lib, slotName.c_str());
+  cudaFuncAttributes attr, slotAttr;
   if (e == cudaSuccess)
     e = cudaFuncGetAttributes(&attr, (const void *)kern);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&slotAttr, (const void *)slotKern);
   if (e == cudaSuccess) {
     k.fn = (const void *)kern;
-    k.threads = attr.maxThreadsPerBlock;
+    k.slotFn = (const void *)slotKern;
+    k.threads = std::min(attr.maxThreadsPerBlock, slotAttr.maxThreadsPerBlock);
   }
   if (e != cudaSuccess) {
     cudaGetLastError();

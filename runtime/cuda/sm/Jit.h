@@ -24,6 +24,8 @@ namespace sm {
 /// thread each.
 struct JitKernel {
   const void *fn = nullptr; // a cudaKernel_t, as launchPlan takes it
+  const void *slotFn = nullptr; // its slot kernel (common/sm/aux.h's
+                                // SharedSlot), the same way
   int threads = 0;          // per lane: the kernel's launch bound
 };
 

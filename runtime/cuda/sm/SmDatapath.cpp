@@ -50,10 +50,20 @@ public:
 
   purlinStatus deviceError(uint32_t v, std::string &msg) const override {
     const uint32_t code = v & 0xff;
-    if (code != atoms::kErrTimeout && code != atoms::kErrMismatch)
+    if (code != atoms::kErrTimeout && code != atoms::kErrMismatch &&
+        code != atoms::kErrNotRegistered)
       return PURLIN_SUCCESS;
     const std::string where = "(rank " + std::to_string((v >> 8) & 0xfff) +
                               ", lane " + std::to_string(v >> 20) + ")";
+    if (code == atoms::kErrNotRegistered) {
+      msg = "a CUDA graph ran a launch captured with buffers that were not "
+            "registered yet " +
+            where +
+            ": it did nothing (its outputs are untouched); call "
+            "purlinCommRegisterGraphBuffers on every rank after the capture, "
+            "then replay";
+      return PURLIN_ERR_NOT_REGISTERED;
+    }
     if (code == atoms::kErrMismatch) {
       msg = "a peer called with other arguments than this rank " + where +
             " (count, element type, op, root or table entries differ); "
@@ -89,10 +99,35 @@ public:
   purlinStatus launch(const purlin_collective_info &info, int plan,
                       const exec::Shared &S, int first, int n, int dtype,
                       int op, void *stream, std::string &msg) const override {
+    return run(info, plan, S, nullptr, first, n, dtype, op, stream, msg);
+  }
+
+  size_t slotBytes() const override { return sizeof(atoms::SharedSlot); }
+
+  void slotImage(const exec::Shared &S, bool ready,
+                 void *out) const override {
+    atoms::SharedSlot *slot = static_cast<atoms::SharedSlot *>(out);
+    slot->ready = ready ? 1 : 0;
+    slot->reserved = 0;
+    slot->S = S;
+  }
+
+  purlinStatus launchSlot(const purlin_collective_info &info, int plan,
+                          const exec::Shared &S, const void *slot, int first,
+                          int n, int dtype, int op, void *stream,
+                          std::string &msg) const override {
+    return run(info, plan, S, slot, first, n, dtype, op, stream, msg);
+  }
+
+private:
+  /// The kernel taking S by value (slot null), or the one reading `slot`.
+  purlinStatus run(const purlin_collective_info &info, int plan,
+                   const exec::Shared &S, const void *slot, int first, int n,
+                   int dtype, int op, void *stream, std::string &msg) const {
     cudaError_t e;
     if (linkedIn(info, dtype, op)) {
       e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
-                                                   stream);
+                                                   stream, slot);
     } else {
       const JitKernel *k = findJit(info, dtype, op, plan);
       if (!k) {
@@ -117,8 +152,9 @@ public:
           return PURLIN_ERR_COMPILE;
         }
       }
-      e = (cudaError_t)atoms::launchPlan(k->fn, &S, first, n, stream,
-                                         atoms::laneThreads(k->threads));
+      e = (cudaError_t)atoms::launchPlan(slot ? k->slotFn : k->fn, &S, first,
+                                         n, stream,
+                                         atoms::laneThreads(k->threads), slot);
     }
     if (e == cudaSuccess)
       return PURLIN_SUCCESS;

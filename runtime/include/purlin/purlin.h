@@ -54,13 +54,21 @@ typedef enum purlinStatus {
                                       arrived or is gone (named), a bad id */
   PURLIN_ERR_NOT_REGISTERED = 18,  /* a multi-process launch's buffer is
                                       neither purlinMemAlloc memory nor
-                                      registered (purlinCommRegister) */
+                                      registered (purlinCommRegister); or
+                                      (purlinCommCheck, once, not sticky) a
+                                      CUDA graph replayed a launch whose
+                                      buffers were recorded in the capture
+                                      before purlinCommRegisterGraphBuffers:
+                                      that launch did nothing */
   PURLIN_ERR_MISMATCH = 19         /* a rank of a multi-process launch
                                       called with other arguments (count,
                                       type, op, root, tables) than a peer:
                                       seen on the device, before any data
                                       moved between them; sticky, like a
-                                      timeout (purlinCommCheck) */
+                                      timeout (purlinCommCheck); or the
+                                      ranks recorded different buffers in
+                                      their captures
+                                      (purlinCommRegisterGraphBuffers) */
 } purlinStatus;
 
 /* Element types and ops: PURLIN_F32 = 0, PURLIN_F16, PURLIN_BF16,
@@ -106,11 +114,13 @@ purlinStatus purlinCommDestroy(purlinComm_t comm);
  * Such a communicator differs from purlinCommCreate's in three ways:
  *  - purlinCommInitRank, purlinCommDestroy, purlinCommSplit,
  *    purlinCollCreate, purlinCollDestroy, purlinMemAlloc, purlinMemFree,
- *    purlinCommRegister are collective: every process calls them, in the
+ *    purlinCommRegister, purlinCommDeregister,
+ *    purlinCommRegisterGraphBuffers are collective: every process calls them, in the
  *    same order, with the same arguments (sizes, maxParams);
  *  - purlinLaunch's buffers are this rank's only ([buffer]) and must lie in
  *    memory of purlinMemAlloc or in a registered buffer, at the same offset
- *    on every rank (PURLIN_ERR_NOT_REGISTERED otherwise); streams[0] is this
+ *    on every rank (PURLIN_ERR_NOT_REGISTERED otherwise, except under CUDA
+ *    graph capture: purlinCommRegisterGraphBuffers); streams[0] is this
  *    GPU's stream;
  *  - purlinCommDeviceCount is 1 (this process's GPU).
  * Peer memory is CUDA VMM memory (cuMemCreate, POSIX fds over a Unix-domain
@@ -159,11 +169,36 @@ purlinStatus purlinMemFree(purlinComm_t comm, void *ptr);
  * (cudaMalloc, or cuMemCreate with POSIX fd handles): every rank's buffer is
  * mapped by every peer, so launches may use it (and any part of it at the
  * same offset on every rank). Collective, same `bytes` everywhere. A buffer
- * a CUDA graph captures must be registered before the launch is captured
- * (the peers' addresses are resolved at the purlinLaunch call).
- * Deregister (collective too) before freeing the memory. */
+ * registered before a launch is captured is resolved at the purlinLaunch
+ * call; one that is not can be registered after the capture
+ * (purlinCommRegisterGraphBuffers). Deregister (collective too) before
+ * freeing the memory. */
 purlinStatus purlinCommRegister(purlinComm_t comm, void *ptr, size_t bytes);
 purlinStatus purlinCommDeregister(purlinComm_t comm, void *ptr);
+/* CUDA graphs whose buffers are allocated during the capture (a
+ * framework's graph pool; vLLM's register_graph_buffers). A multi-process
+ * launch being captured (cudaStreamIsCapturing) whose buffer is not
+ * registered is not refused: the buffer is recorded (this rank's pointer
+ * and bytes, in capture order) and the launch captured reads every rank's
+ * addresses from device memory, which is not ready yet. Replaying it now
+ * does nothing on this rank (outputs untouched) and purlinCommCheck then
+ * returns PURLIN_ERR_NOT_REGISTERED once (not sticky; purlinLaunch does not
+ * fail on it); a peer whose launch is ready meanwhile waits for this rank
+ * until the device timeout.
+ * purlinCommRegisterGraphBuffers (collective, after the capture ends, no
+ * replay in flight) registers every buffer recorded since its last call,
+ * as purlinCommRegister does (purlinCommDeregister or purlinCommDestroy
+ * frees them; a buffer recorded again inside an earlier one, at the same
+ * offset on every rank, shares its registration), writes the peers'
+ * addresses into the captured launches and makes them ready: replays then
+ * run. Every rank must have recorded as many buffers, of the same sizes in
+ * the same order (PURLIN_ERR_MISMATCH otherwise, on every rank, naming the
+ * counts or the buffer); on any failure the recorded list is dropped and
+ * those graphs stay unready (recapture them). Each such captured launch
+ * holds a slot of device memory (about 4 KiB) until the communicator is
+ * destroyed. On a communicator of one process (purlinCommCreate) nothing
+ * is ever recorded: a no-op returning PURLIN_SUCCESS. */
+purlinStatus purlinCommRegisterGraphBuffers(purlinComm_t comm);
 
 /* Distinct GPUs, in rank order: launches take one stream per GPU. */
 int purlinCommDeviceCount(purlinComm_t comm);

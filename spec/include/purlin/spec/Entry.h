@@ -25,9 +25,14 @@ typedef void (*purlin_host_entry_t)(const purlin_shared_t *S, int rank,
                                     int lane, void *atoms);
 /// CUDA target entry: launches ranks [first, first + n) of one device in one
 /// kernel (grid: lanes x n blocks) on `stream` for element type `dtype` and
-/// op `op` (DType.h / exec::Op numbering). Returns a cudaError_t.
+/// op `op` (DType.h / exec::Op numbering). `slot` null: the kernel takes *S
+/// as its parameter; else `slot` is device memory holding the shared state
+/// (the datapath's format: common/sm/aux.h's SharedSlot), which the kernel
+/// reads when it runs (CUDA graphs whose buffers are registered after the
+/// capture). Returns a cudaError_t.
 typedef int (*purlin_cuda_entry_t)(const purlin_shared_t *S, int first, int n,
-                                   int dtype, int op, void *stream);
+                                   int dtype, int op, void *stream,
+                                   const void *slot);
 
 typedef struct purlin_plan_info {
   const char *strategy;  // "direct", "two_shot", "staged", ...

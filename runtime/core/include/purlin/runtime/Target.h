@@ -79,6 +79,30 @@ public:
                               const exec::Shared &S, int first, int n,
                               int dtype, int op, void *queue,
                               std::string &msg) const = 0;
+
+  /// Launches whose shared state lives in device memory (a CUDA graph's
+  /// launch whose buffers are registered after the capture: docs/
+  /// multiprocess.md): the bytes of one slot (0: this datapath has none),
+  /// a slot's image holding `S`, ready to run or not (a kernel that finds
+  /// its slot not ready does nothing and reports it through the error
+  /// word: deviceError gives PURLIN_ERR_NOT_REGISTERED), and the launch of
+  /// plan `plan` reading slot `slot` (device memory holding such an image;
+  /// `S` is what it holds).
+  virtual size_t slotBytes() const { return 0; }
+  virtual void slotImage(const exec::Shared &S, bool ready, void *out) const {
+    (void)S, (void)ready, (void)out;
+  }
+  virtual purlinStatus launchSlot(const purlin_collective_info &info,
+                                  int plan, const exec::Shared &S,
+                                  const void *slot, int first, int n,
+                                  int dtype, int op, void *queue,
+                                  std::string &msg) const {
+    (void)info, (void)plan, (void)S, (void)slot, (void)first, (void)n;
+    (void)dtype, (void)op, (void)queue;
+    msg = std::string("the ") + name() +
+          " datapath cannot read a launch's state from device memory";
+    return PURLIN_ERR_NOT_REGISTERED;
+  }
 };
 
 /// Registers `t` under its name; a later registration of a name replaces
