@@ -30,6 +30,13 @@
 #include "common/sm/launch.h"
 #endif
 
+// PURLIN_SM_SLOTS=0 builds no slot kernels ahead of time (compile checks
+// of other generations: half the kernels); a slot launch then finds none
+// and fails as a kernel not built does.
+#ifndef PURLIN_SM_SLOTS
+#define PURLIN_SM_SLOTS 1
+#endif
+
 #ifndef PURLIN_SM_THREADS
 #define PURLIN_SM_THREADS 512
 #endif
@@ -261,8 +268,11 @@ const void *kernelFor(int dtype, bool slot) {
     if constexpr ((DTYPES >> T) & 1u)
       if (dtype == T) {
         using E = typename ElemFor<T, Reduces>::type;
-        return slot ? (const void *)planKernelSlot<E, OPS, Plan>
-                    : (const void *)planKernel<E, OPS, Plan>;
+#if PURLIN_SM_SLOTS
+        if (slot)
+          return (const void *)planKernelSlot<E, OPS, Plan>;
+#endif
+        return slot ? nullptr : (const void *)planKernel<E, OPS, Plan>;
       }
     return kernelFor<Plan, Reduces, DTYPES, OPS, T + 1>(dtype, slot);
   }
