@@ -116,7 +116,7 @@ constexpr int kEpiVec = 8;
 template <class Tgt> struct EpiRegElem {
   Tgt &t;
   const Shared &S;
-  int r;
+  int r; // whose inputs and outputs
   float v;
   PURLIN_HD float recv() const { return v; }
   PURLIN_HD float load(int buf, int64_t i) const {
@@ -163,9 +163,13 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
 /// One row in registers (see the head of this file): thread `th` of the
 /// lane owns vectors th, th + threads, ... of the row (a warp's loads are
 /// contiguous); c holds the row coordinates and zero inner coordinates.
+/// The statements run for ranks q0 .. q1-1 in turn (their inputs and
+/// outputs), over the one received row: [r, r+1) in one-shot, every rank
+/// in the owned form. Every contribution is read before the first store.
 template <class C, class E, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
-                              int64_t *c, const int64_t *ext, int64_t ninner) {
+                              int64_t *c, const int64_t *ext, int64_t ninner,
+                              int q0, int q1) {
   constexpr int kV = Tgt::kEpiRowVecs;
   const Params &P = S.P;
   const int64_t i0 = C::fromIndex(c, P);
@@ -192,8 +196,9 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
           row[k][j] /= (float)S.R;
     }
   }
-  EpiRegElem<Tgt> x{t, S, t.rank(), 0.0f};
+  EpiRegElem<Tgt> x{t, S, q0, 0.0f};
   float red[E::kReductions + 1];
+  for (x.r = q0; x.r < q1; ++x.r)
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
@@ -223,6 +228,32 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   for (int d = E::kRowDims; d < C::kDims; ++d)
     c[d] = 0;
 }
+
+namespace detail {
+/// One row in the general form, for rank x.r's inputs and outputs: each
+/// pass reads the contributions again, element by element (thread th takes
+/// elements th, th + threads, ...).
+template <class C, class E, class Tgt>
+PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
+                             const int64_t *ext, int64_t ninner) {
+  const Params &P = x.S.P;
+  float red[E::kReductions + 1];
+  for (int pass = 0; pass <= E::kReductions; ++pass) {
+    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+    float acc = purlin_epi_identity(rop);
+    for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
+      int64_t rest = e;
+      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+        c[d] = rest % ext[d];
+        rest /= ext[d];
+      }
+      E::element(x, pass, c, P, acc, red);
+    }
+    if (pass < E::kReductions)
+      red[pass] = t.rowReduce(acc, rop);
+  }
+}
+} // namespace detail
 
 /// consume with an epilogue: the one-shot consume (`mine` from every
 /// rank's input or scratch copy, `to self`) of clause C, whose names are
@@ -255,25 +286,61 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
     for (int d = E::kRowDims; d < C::kDims; ++d)
       c[d] = 0;
     if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
-      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner);
+      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, t.rank(), t.rank() + 1);
       continue;
     }
-    float red[E::kReductions + 1];
-    for (int pass = 0; pass <= E::kReductions; ++pass) {
-      const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-      float acc = purlin_epi_identity(rop);
-      for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
-        int64_t rest = e;
-        for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
-          const int64_t ext = C::extent(d, c, P);
-          c[d] = rest % ext;
-          rest /= ext;
-        }
-        E::element(x, pass, c, P, acc, red);
-      }
-      if (pass < E::kReductions)
-        red[pass] = t.rowReduce(acc, rop);
+    detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
+  }
+  t.barrier(); // the lane's step is whole, as after laneMoves
+}
+
+/// consume with an epilogue, the owned form (two-shot: `owned` from every
+/// rank's input or scratch copy, `to all`) of clause C through epilogue E.
+/// Ownership is cut on row boundaries: rank r owns rows piece r of R (the
+/// row reductions need whole rows on one rank); lane l of chunk k takes
+/// piece (k, l) of those. For each row it owns, the rank combines every
+/// contributor's part once and then runs the statements for every rank q
+/// in ascending order with q's inputs, storing q's outputs: each rank's
+/// outputs are exactly what its own one-shot consume would store (so the
+/// host still equals the reference bit for bit), while each contribution
+/// is read once in all instead of once per rank. In the register row every
+/// contribution is read before the first store; the general form reads
+/// them again for each q, so an output at its clause input's address is
+/// not safe there (inference gives such calls the scratch-copy variant:
+/// Checker.cpp, inplace_same).
+template <class C, class E, class Tgt>
+PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
+  if (t.aborted())
+    return;
+  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
+                "an epilogue's clause reads every rank and writes every rank");
+  const Shared &S = t.shared();
+  const Params &P = S.P;
+  int64_t c[kMaxDims] = {0};
+  int64_t ext[kMaxDims] = {0};
+  int64_t nrows = 1, ninner = 1;
+  for (int d = 0; d < C::kDims; ++d) {
+    ext[d] = C::extent(d, c, P);
+    (d < E::kRowDims ? nrows : ninner) *= ext[d];
+  }
+  int64_t rlo, rhi, lo, hi;
+  splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
+  splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
+  EpiElem<C, Tgt> x{t, S, 0, src, detail::clauseOp<C>(S), c};
+  for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
+    int64_t rem = row;
+    for (int d = E::kRowDims - 1; d >= 0; --d) {
+      c[d] = rem % ext[d];
+      rem /= ext[d];
     }
+    for (int d = E::kRowDims; d < C::kDims; ++d)
+      c[d] = 0;
+    if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
+      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, 0, S.R);
+      continue;
+    }
+    for (x.r = 0; x.r < S.R; ++x.r)
+      detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
 }
