@@ -180,16 +180,23 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
     nmine = (int)((nvec - th + T - 1) / T);
   float row[kV][kEpiVec];
   {
-    float in[kEpiVec];
+    // The contributions kEpiLoads ranks at a time: their loads are issued
+    // together (independent, a constant count), then combined in ascending
+    // rank, the order recv() has.
+    constexpr int kEpiLoads = 4;
+    float in[kEpiLoads][kEpiVec];
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
       const int64_t at = i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec;
-      t.loadF8(detail::mappedSource<C>(S, src, 0), at, row[k]);
-      for (int p = 1; p < S.R; ++p) {
-        t.loadF8(detail::mappedSource<C>(S, src, p), at, in);
-        for (int j = 0; j < kEpiVec; ++j)
-          row[k][j] = purlin_epi_combine(op, row[k][j], in[j]);
+      for (int p0 = 0; p0 < S.R; p0 += kEpiLoads) {
+        for (int b = 0; b < kEpiLoads; ++b)
+          if (p0 + b < S.R)
+            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+        for (int b = 0; b < kEpiLoads; ++b)
+          if (p0 + b < S.R)
+            for (int j = 0; j < kEpiVec; ++j)
+              row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
       }
       if (op == kAvg)
         for (int j = 0; j < kEpiVec; ++j)
