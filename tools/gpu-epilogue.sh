@@ -9,7 +9,13 @@
 #                                     writes DIR/ (default gen-epi/): the
 #                                     three epilogue examples and all_reduce
 #                                     for sm_90 (kernels ahead of time for
-#                                     bf16, f16, f32 with sum)
+#                                     bf16, f16, f32 with sum), and two
+#                                     copies of all_reduce_rmsnorm with one
+#                                     plan at every size: _direct (one-shot,
+#                                     8 lanes, as the chooser's small band)
+#                                     and _two_shot (row-aligned owners, 16
+#                                     lanes, as its large band), each with
+#                                     its in-place (copy) variant
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -23,6 +29,8 @@
 #   all_reduce_rmsnorm, f16, f32, f8e4m3, f8e5m2 (f8: kernels compiled at
 #     first use, NVRTC): tokens 1,7,128 x hidden 1024,8192
 #   gemma and nores variants, bf16 and f16: tokens 1,7,128 x hidden 1024,8192
+#   all_reduce_rmsnorm_two_shot (two-shot at every size), bf16: tokens
+#     1,7,128,1000 x hidden 1024,4096,8192
 # (the larger cases are checked on their first and last 128 rows: rows are
 # independent.) Budget: ~400 s in all; EPI_QUICK=1 runs bf16 only.
 set -uo pipefail
@@ -36,6 +44,14 @@ gen)
   for f in all_reduce_rmsnorm all_reduce_rmsnorm_gemma all_reduce_rmsnorm_nores all_reduce; do
     "$P" "examples/$f.purlin" --target=sm_90 -o "$DIR" || exit 1
   done
+  # The plans forced (the chooser's band edge moved to either end).
+  mkdir -p "$DIR/src"
+  for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0"; do
+    n=all_reduce_rmsnorm_${v%%:*}
+    sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
+    "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} -o "$DIR" || exit 1
+  done
+  rm -rf "$DIR/src"
   rm -f "$DIR/registry.cpp"
   echo "wrote $(ls "$DIR"/*.purlin.cu | wc -l) collectives into $DIR/"
   echo "on the GPU machine: tools/gpu-epilogue.sh run $DIR (carry $DIR)"
@@ -65,17 +81,18 @@ run)
       $T --only all_reduce_rmsnorm_gemma --dtypes bf16,f16 --tokens 1,7,128 --hidden 1024,8192
       $T --only all_reduce_rmsnorm_nores --dtypes bf16,f16 --tokens 1,7,128 --hidden 1024,8192
     fi
+    $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
   } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
   step "epilogue tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/epilogue-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
   t0=$(date +%s)
   $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 \
-    --tokens 1,8,32,128,512,1024,4096 2>&1 | tee "$LOG/epilogue-bench.log"
+    --tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096 2>&1 | tee "$LOG/epilogue-bench.log"
   step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
   echo "== summary"
   printf '%s\n' "${summary[@]}"
   ;;
 *)
-  sed -n '2,27p' "$0"
+  sed -n '2,35p' "$0"
   exit 2
   ;;
 esac

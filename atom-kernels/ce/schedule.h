@@ -169,6 +169,12 @@ public:
   }
   void storeF(char *, int64_t, float) { refuse(kEpilogueError); }
   float rowReduce(float v, int) { return v; }
+  static constexpr int kEpiRowVecs = 1;
+  void loadF8(const char *, int64_t, float *out) {
+    refuse(kEpilogueError);
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = 0.0f;
+  }
 
 private:
   bool refuse(const char *why) {

@@ -173,6 +173,14 @@ public:
     floatToElement(cfg_->dtype, v, (uint8_t *)base + i * S_.elemSize);
   }
   float rowReduce(float v, int) const { return v; }
+  // The register row: the lane's one thread holds up to 1024 vectors (a
+  // row of 8192 elements, 32 KiB of stack), loaded element by element as
+  // loadF does, in element order.
+  static constexpr int kEpiRowVecs = 1024;
+  void loadF8(const char *base, int64_t i, float *out) const {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = loadF(base, i + j);
+  }
 
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;

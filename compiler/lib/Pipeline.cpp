@@ -41,6 +41,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.lanes = o.lanes;
   infer.chunks = o.chunks;
   infer.smallBytes = o.smallBytes;
+  infer.epilogueSmallBytes = o.epilogueSmallBytes;
   pm.addPass(createSnacInfer(infer));
   SnacCheckOptions check;
   check.maxRanks = o.maxRanks;
@@ -85,6 +86,11 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.smallBytes < 0) {
     error = "--small-bytes must not be negative (0: no one-shot band), got " +
             std::to_string((int64_t)p.smallBytes);
+    return false;
+  }
+  if (p.epilogueSmallBytes < 0) {
+    error = "--epilogue-small-bytes must not be negative (0: no one-shot "
+            "band), got " + std::to_string((int64_t)p.epilogueSmallBytes);
     return false;
   }
   return true;

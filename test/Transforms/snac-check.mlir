@@ -621,3 +621,29 @@ snac.program @noepi_direct of @noepi "direct" lanes 4 chunks 1 band[0, -1) {
   snac.notify @done to srcs clause 0 boundary
   snac.wait @done from dsts clause 0 boundary
 }
+
+// -----
+
+// Two-shot with row-aligned owners through an epilogue (issue 16): the
+// owners store every rank's rows, so each rank's caller must wait for the
+// other ranks' 'done'. Without that wait the owner's store races the caller.
+layout.collective @epi2 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi2_two_shot of @epi2 "two_shot" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  // expected-error @+1 {{unordered access}}
+  snac.consume owned from input to all clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+}

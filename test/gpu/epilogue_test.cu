@@ -16,6 +16,7 @@
 //   purlin-epilogue-test [--ranks R] [--dtypes bf16,f16,...] [--tokens 1,7,...]
 //                        [--hidden 1024,...] [--only NAME]
 #include "GeneratedRegistry.h"
+#include "GpuCheck.h"
 #include "purlin/purlin.h"
 #include "purlin/spec/Collective.h"
 #include "purlin/spec/Reference.h"
@@ -34,15 +35,6 @@ using namespace purlin;
 
 namespace {
 int gPassed = 0, gFailed = 0;
-#define CUDA_OK(x)                                                             \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #x,            \
-                  cudaGetErrorString(e_));                                     \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 std::vector<std::string> split(const std::string &s) {
   std::vector<std::string> v;

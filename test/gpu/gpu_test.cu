@@ -10,6 +10,7 @@
 //
 //   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
 #include "GeneratedRegistry.h"
+#include "GpuCheck.h"
 #include "Testing.h"
 #include "purlin/runtime/BoundValues.h"
 #include "purlin/spec/Collective.h"
@@ -41,15 +42,6 @@ static int gPassed = 0, gFailed = 0;
       std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
       std::printf(__VA_ARGS__);                                                \
       std::printf("\n");                                                       \
-    }                                                                          \
-  } while (0)
-#define CUDA_OK(x)                                                             \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #x,            \
-                  cudaGetErrorString(e_));                                     \
-      std::exit(1);                                                            \
     }                                                                          \
   } while (0)
 

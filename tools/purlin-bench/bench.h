@@ -51,6 +51,8 @@ struct Run {
 purlinArgs argsOf(Run &r);
 
 // timing.cu
+/// The median of 5 timed replays of graph `ge` on `s`, in ms.
+float medianReplay(cudaGraphExec_t ge, cudaStream_t s);
 /// Average time of one call in us: `iters` calls after `warm`, eager or in
 /// one graph (then the median of 5 replays).
 double timeCalls(Run &r, int iters, int warm, bool graph);

@@ -1,18 +1,28 @@
 // purlin-epilogue-bench (issue 16): all-reduce + residual add + RMSNorm on
 // R virtual ranks of one GPU, bf16, side by side in one run:
 //   fused    the collective all_reduce_rmsnorm (its epilogue runs in the
-//            all-reduce's consume: examples/all_reduce_rmsnorm.purlin);
+//            all-reduce's consume: examples/all_reduce_rmsnorm.purlin), the
+//            plan the chooser picks by size (column "plan": one-shot
+//            "direct" below 1 MiB a rank, "two_shot" with row-aligned
+//            owners from it on; spec/Plan.h, kDefaultEpilogueSmallBytes);
+//   direct, two_shot
+//            the same collective with the plan forced, where the copies
+//            all_reduce_rmsnorm_direct and all_reduce_rmsnorm_two_shot are
+//            linked in (tools/gpu-epilogue.sh gen makes them; "-" if not):
+//            where the chooser's band edge should lie;
 //   unfused  purlin's all_reduce, then a separate residual + RMSNorm kernel
 //            (16-byte vector loads, one block per row and rank, the row in
 //            registers: the usual hand-written kernel);
 // each timed as the median of 5 CUDA-graph replays of -n calls (us per
-// call); ratio = unfused / fused (> 1: the fused form is faster). Before
-// timing, the fused outputs are compared with the unfused pipeline's
-// (a sanity check; purlin-epilogue-test is the correctness test).
+// call); ratio = unfused / fused (> 1: the fused form is faster), best =
+// unfused / the fastest fused plan. Before timing, each fused form's
+// outputs are compared with the unfused pipeline's (a sanity check;
+// purlin-epilogue-test is the correctness test).
 //
 //   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192]
-//                         [--tokens 1,8,32,128,512,1024,4096]
+//                         [--tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096]
 #include "GeneratedRegistry.h"
+#include "bench.h"
 #include "purlin/purlin.h"
 #include "purlin/spec/DType.h"
 
@@ -29,24 +39,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#define CUDA_OK(x)                                                             \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-#define PURLIN_OK(x)                                                           \
-  do {                                                                         \
-    if ((x) != PURLIN_SUCCESS) {                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   purlinGetLastError());                                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 constexpr int kMaxR = 32;
@@ -134,25 +126,10 @@ double timeGraph(cudaStream_t s, int iters, const std::function<void()> &body) {
   CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
   CUDA_OK(cudaGraphLaunch(ge, s));
   CUDA_OK(cudaStreamSynchronize(s));
-  cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
-  std::vector<float> v;
-  for (int k = 0; k < 5; ++k) {
-    CUDA_OK(cudaEventRecord(e0, s));
-    CUDA_OK(cudaGraphLaunch(ge, s));
-    CUDA_OK(cudaEventRecord(e1, s));
-    CUDA_OK(cudaEventSynchronize(e1));
-    float ms;
-    CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-    v.push_back(ms);
-  }
-  std::sort(v.begin(), v.end());
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  const float ms = bench::medianReplay(ge, s);
   cudaGraphExecDestroy(ge);
   cudaGraphDestroy(g);
-  return v[2] * 1000.0 / iters;
+  return ms * 1000.0 / iters;
 }
 
 const purlin_collective_info *find(const char *name) {
@@ -176,7 +153,7 @@ std::vector<int64_t> list(const char *s) {
 
 int main(int argc, char **argv) {
   int R = 8, iters = 50;
-  std::vector<int64_t> hidden = {4096, 8192}, tokens = {1, 8, 32, 128, 512, 1024, 4096};
+  std::vector<int64_t> hidden = {4096, 8192}, tokens = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "-g")
@@ -204,12 +181,21 @@ int main(int argc, char **argv) {
   std::vector<int> devs(R, 0);
   purlinComm_t comm;
   PURLIN_OK(purlinCommCreate(&comm, R, devs.data()));
-  purlinColl_t fused, ar;
-  PURLIN_OK(purlinCollCreate(&fused, comm, fusedInfo,
-                             ("N=" + std::to_string(maxN) + ",H=" + std::to_string(maxH)).c_str()));
-  PURLIN_OK(purlinCollCreate(&ar, comm, arInfo, ("C=" + std::to_string(maxN * maxH)).c_str()));
+  // The fused forms: the chooser's, then each plan forced (if linked).
+  const char *names[3] = {"all_reduce_rmsnorm", "all_reduce_rmsnorm_direct",
+                          "all_reduce_rmsnorm_two_shot"};
+  purlinColl_t fusedH[3] = {nullptr, nullptr, nullptr}, ar;
   const int bf16 = (int)purlin::DType::BF16, sum = (int)purlin::RedOp::Sum;
-  PURLIN_OK(purlinCollPrepare(fused, &bf16, 1, &sum, 1));
+  for (int v = 0; v < 3; ++v) {
+    const purlin_collective_info *info = find(names[v]);
+    if (!info)
+      continue;
+    PURLIN_OK(purlinCollCreate(&fusedH[v], comm, info,
+                               ("N=" + std::to_string(maxN) + ",H=" + std::to_string(maxH)).c_str()));
+    PURLIN_OK(purlinCollPrepare(fusedH[v], &bf16, 1, &sum, 1));
+  }
+  purlinColl_t fused = fusedH[0];
+  PURLIN_OK(purlinCollCreate(&ar, comm, arInfo, ("C=" + std::to_string(maxN * maxH)).c_str()));
   PURLIN_OK(purlinCollPrepare(ar, &bf16, 1, &sum, 1));
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -255,8 +241,9 @@ int main(int argc, char **argv) {
   void *streams[1] = {s};
   std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
               "median of 5 replays (us per call)\n", R, iters);
-  std::printf("%8s %8s %12s %10s %10s %10s %10s %8s %s\n", "hidden", "tokens", "bytes/rank",
-              "fused", "unfused", "allreduce", "norm", "ratio", "check");
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %7s %7s %s\n", "hidden",
+              "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot", "unfused",
+              "allreduce", "norm", "ratio", "best", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -276,41 +263,69 @@ int main(int argc, char **argv) {
         std::printf("FAIL: unexpected scalar order of all_reduce_rmsnorm\n");
         return 1;
       }
-      auto fusedCall = [&] { PURLIN_OK(purlinLaunch(fused, &fa)); };
       auto arCall = [&] { PURLIN_OK(purlinLaunch(ar, &aa)); };
       auto normCall = [&] { launchNorm(np, R, N, (int)H, epsV, s); };
-      fusedCall();
       arCall();
       normCall();
       CUDA_OK(cudaStreamSynchronize(s));
-      // Sanity: fused vs the unfused pipeline (it rounds the sum and h to
-      // bf16 first): a few bf16 units, relative to the row's scale.
-      int64_t off = 0;
-      double maxd = 0;
-      for (int r = 0; r < R; r += std::max(1, R - 1)) {
-        std::vector<__nv_bfloat16> a(N * H), b(N * H);
-        CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
-        CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
-        for (int64_t i = 0; i < N * H; ++i) {
-          const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
-                           (1.0 + std::fabs((double)__bfloat162float(b[i])));
-          if (!(d <= maxd))
-            maxd = d, off = i;
+      // Each fused form: sanity against the unfused pipeline (it rounds the
+      // sum and h to bf16 first: a few bf16 units, relative to the row's
+      // scale), then timed; -1: not linked.
+      double tv[3] = {-1, -1, -1}, worst = 0;
+      std::string plan = "-";
+      bool ok = true;
+      for (int v = 0; v < 3; ++v) {
+        if (!fusedH[v])
+          continue;
+        auto fusedCall = [&] { PURLIN_OK(purlinLaunch(fusedH[v], &fa)); };
+        for (int r = 0; r < R; ++r) // poison: a form that stores nothing fails
+          CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
+        fusedCall();
+        CUDA_OK(cudaStreamSynchronize(s));
+        if (v == 0)
+          plan = purlinCollLastPlan(fusedH[v]);
+        double maxd = 0;
+        for (int r = 0; r < R; r += std::max(1, R - 1)) {
+          std::vector<__nv_bfloat16> a(N * H), b(N * H);
+          CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
+          CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
+          for (int64_t i = 0; i < N * H; ++i) {
+            const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
+                             (1.0 + std::fabs((double)__bfloat162float(b[i])));
+            if (!(d <= maxd))
+              maxd = d;
+          }
         }
+        worst = std::max(worst, maxd);
+        ok = ok && maxd <= 0.05;
+        tv[v] = timeGraph(s, iters, fusedCall);
       }
-      (void)off;
-      const bool ok = maxd <= 0.05;
       bad += !ok;
-      const double tf = timeGraph(s, iters, fusedCall);
       const double ta = timeGraph(s, iters, arCall);
       const double tn = timeGraph(s, iters, normCall);
       const double tu = timeGraph(s, iters, [&] { arCall(); normCall(); });
-      std::printf("%8lld %8lld %12lld %10.2f %10.2f %10.2f %10.2f %8.2f %s (max rel diff %.3g)\n",
-                  (long long)H, (long long)N, (long long)(N * H * 2), tf, tu, ta, tn, tu / tf,
-                  ok ? "ok" : "FAIL", maxd);
+      double best = tv[0];
+      for (double t : tv)
+        if (t > 0 && t < best)
+          best = t;
+      auto col = [](double t) {
+        char b[32];
+        if (t < 0)
+          std::snprintf(b, sizeof b, "%10s", "-");
+        else
+          std::snprintf(b, sizeof b, "%10.2f", t);
+        return std::string(b);
+      };
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s (max rel diff %.3g)\n",
+                  (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
+                  plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), tu, ta, tn, tu / tv[0],
+                  tu / best, ok ? "ok" : "FAIL", worst);
+      std::fflush(stdout);
     }
   std::printf("%s\n", bad ? "FAIL: the fused outputs differ from the unfused ones" : "bench done");
-  purlinCollDestroy(fused);
+  for (purlinColl_t h : fusedH)
+    if (h)
+      purlinCollDestroy(h);
   purlinCollDestroy(ar);
   purlinCommDestroy(comm);
   return bad ? 1 : 0;

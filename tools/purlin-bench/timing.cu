@@ -22,8 +22,6 @@ purlinArgs argsOf(Run &r) {
   return a;
 }
 
-namespace {
-/// The median of 5 timed replays of `ge` on `s`, in ms.
 float medianReplay(cudaGraphExec_t ge, cudaStream_t s) {
   cudaEvent_t e0, e1;
   CUDA_OK(cudaEventCreate(&e0));
@@ -44,6 +42,7 @@ float medianReplay(cudaGraphExec_t ge, cudaStream_t s) {
   return v[2];
 }
 
+namespace {
 /// `body` (which enqueues `iters` calls on s) captured in one graph,
 /// warmed up, then timed as the median replay; in ms.
 float timeGraph(cudaStream_t s, int iters, int warm,

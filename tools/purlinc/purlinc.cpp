@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
               aot = opts.pipeline.aot;
   int lanes = opts.pipeline.lanes, chunks = opts.pipeline.chunks;
   int64_t smallBytes = opts.pipeline.smallBytes;
+  int64_t epilogueSmallBytes = opts.pipeline.epilogueSmallBytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -91,6 +92,10 @@ int main(int argc, char **argv) {
   app.add_option("--chunks", chunks, "pipeline chunks (0: default)");
   app.add_option("--small-bytes", smallBytes,
                  "auto: one-shot below this many bytes per rank (0: never)");
+  app.add_option("--epilogue-small-bytes", epilogueSmallBytes,
+                 "auto, a collective with an epilogue: one-shot below this "
+                 "many bytes per rank, row-owned two-shot from it (0: never "
+                 "one-shot)");
   app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
                "print the IR after the import and after every pass to stderr");
   app.add_option("--dump-stages", opts.dumpDir,
@@ -114,6 +119,7 @@ int main(int argc, char **argv) {
   opts.pipeline.lanes = lanes;
   opts.pipeline.chunks = chunks;
   opts.pipeline.smallBytes = smallBytes;
+  opts.pipeline.epilogueSmallBytes = epilogueSmallBytes;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");

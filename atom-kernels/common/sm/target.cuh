@@ -151,6 +151,42 @@ public:
   __device__ void storeF(char *base, int64_t i, float v) const {
     ((typename E::Raw *)base)[i] = E::narrow((typename E::Acc)v);
   }
+  // The register row (exec/Epilogue.h): kEpiRowVecs vectors a thread (32
+  // f32 values of a row), each exec::kEpiVec elements loaded at once (one
+  // or more 16-byte loads, or one 8-byte load for 1-byte elements; the
+  // caller checked the alignment) and widened as loadF does.
+  static constexpr int kEpiRowVecs = 4;
+  __device__ void loadF8(const char *base, int64_t i, float *out) const {
+    using Raw = typename E::Raw;
+    constexpr int kN = exec::kEpiVec;
+    constexpr int kBytes = kN * (int)sizeof(Raw);
+    const Raw *p = (const Raw *)base + i;
+    if constexpr (kBytes % 16 == 0) {
+      union {
+        uint4 v[kBytes / 16];
+        Raw r[kN];
+      } u;
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q)
+        u.v[q] = ((const uint4 *)p)[q];
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        out[j] = (float)E::widen(u.r[j]);
+    } else if constexpr (kBytes == 8) {
+      union {
+        uint2 v;
+        Raw r[kN];
+      } u;
+      u.v = *(const uint2 *)p;
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        out[j] = (float)E::widen(u.r[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        out[j] = (float)E::widen(p[j]);
+    }
+  }
   __device__ float rowReduce(float v, int op) {
     __shared__ float part[32];
     for (int o = 16; o > 0; o >>= 1)

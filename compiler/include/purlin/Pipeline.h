@@ -83,6 +83,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "small-bytes",
       llvm::cl::desc("purlin-snac-infer: auto's one-shot band edge"),
       llvm::cl::init(SnacInferOptions().smallBytes)};
+  Option<int64_t> epilogueSmallBytes{
+      *this, "epilogue-small-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's one-shot band edge with an epilogue"),
+      llvm::cl::init(SnacInferOptions().epilogueSmallBytes)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

@@ -26,6 +26,7 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.lanes = lanes;
       o.chunks = chunks;
       o.smallBytes = smallBytes;
+      o.epilogueSmallBytes = epilogueSmallBytes;
       std::vector<Plan> plans;
       std::string error;
       if (!inferPlans(c, o, plans, error)) {

@@ -268,9 +268,10 @@ struct Emitter {
          << chunk << flagsText(a.flags) << ");\n";
       break;
     case StepKind::Consume: {
-      if (st.epilogue) { // one-shot (the snac verifier): mine, to self
-        os << ind << "consumeRows<" << C << ", Epilogue" << st.clause << ">(t, "
-           << word("kSrc", sourceKindName(st.src)) << ", " << chunk << ");\n";
+      if (st.epilogue) { // the snac verifier: mine to self, or owned to all
+        os << ind << (st.sel == Selection::Owned ? "consumeRowsOwned<" : "consumeRows<") << C
+           << ", Epilogue" << st.clause << ">(t, " << word("kSrc", sourceKindName(st.src))
+           << ", " << chunk << ");\n";
         break;
       }
       os << ind << "consume<" << C << ">(t, "

@@ -305,15 +305,19 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     return false;
   }
   // An epilogue needs whole rows on the rank that applies it: one-shot,
-  // where every rank combines every name it receives, gives it that.
-  // (Two-shot would need each rank's part cut on row boundaries.)
+  // where every rank combines every name it receives, gives it that; so
+  // does two-shot, whose owned consume cuts the owners' parts on row
+  // boundaries when it runs an epilogue (exec/Epilogue.h,
+  // consumeRowsOwned). Staged plans combine in slices: refused.
   bool epilogue = false;
   for (const Clause &cl : c.clauses)
     epilogue |= !cl.epilogue.empty();
   if (epilogue && opts.strategy != "auto" && opts.strategy != "direct" &&
-      opts.strategy != "direct_copy") {
+      opts.strategy != "direct_copy" && opts.strategy != "two_shot" &&
+      opts.strategy != "two_shot_copy") {
     error = "strategy '" + opts.strategy + "' cannot run an epilogue; a "
-            "collective with an epilogue runs one-shot (direct, direct_copy)";
+            "collective with an epilogue runs one-shot (direct, direct_copy) "
+            "or two-shot with row-aligned owners (two_shot, two_shot_copy)";
     return false;
   }
   if (opts.strategy != "auto") {
@@ -334,7 +338,10 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   //  large: two-shot where a reduction goes to many ranks (fewest bytes),
   //         otherwise one-shot on many lanes (each byte read once).
   // In-place calls get the copy variants (or staged) of the same band.
-  const int64_t small = opts.smallBytes;
+  // With an epilogue: one-shot below epilogueSmallBytes, two-shot with
+  // row-aligned owners from it on (spec/Plan.h's kDefaultEpilogueSmallBytes
+  // says why).
+  const int64_t small = epilogue ? opts.epilogueSmallBytes : opts.smallBytes;
   int smallLanes = opts.lanes ? opts.lanes : 8;
   int largeLanes = opts.lanes ? opts.lanes : 16;
   auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
@@ -346,7 +353,7 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     plans.push_back(p);
     return true;
   };
-  bool two = twoShotPays(c) && !epilogue;
+  bool two = twoShotPays(c) || epilogue;
   if (small < 0) {
     error = "small-bytes must not be negative, got " + std::to_string(small);
     return false;

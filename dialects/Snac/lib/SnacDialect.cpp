@@ -166,12 +166,17 @@ LogicalResult ConsumeOp::verify() {
     return emitOpError("a consume from owners' outputs writes to 'self'");
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
+  // An epilogue needs whole rows on the rank that applies it: one-shot
+  // ('mine' to 'self'), or the owned form whose owners are cut on row
+  // boundaries and store every rank's outputs ('owned' to 'all').
   if (getEpilogue() &&
-      (getSel() != Selection::mine || getDst() != Dest::self ||
+      (!((getSel() == Selection::mine && getDst() == Dest::self) ||
+         (getSel() == Selection::owned && getDst() == Dest::all)) ||
        (getSrc() != Source::input && getSrc() != Source::scratch) ||
        getRanksLo()))
-    return emitOpError("an epilogue runs in a one-shot consume: 'mine' from "
-                       "'input' or 'scratch' to 'self', every contributor");
+    return emitOpError("an epilogue runs in a consume of whole rows: 'mine' "
+                       "to 'self' or 'owned' to 'all', from 'input' or "
+                       "'scratch', every contributor");
   if (auto lo = getRanksLo()) {
     const int64_t l = (int64_t)*lo, h = getRanksHi() ? (int64_t)*getRanksHi() : -1;
     if (l < 0 || (h >= 0 && h <= l))

@@ -642,7 +642,7 @@ snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) inplace_safe inplac
 
 // -----
 
-// an epilogue on a consume that is not one-shot (issue 16)
+// an epilogue on an owned consume to 'self' (owners would not store every rank's rows) (issue 16)
 layout.collective @c {
   layout.param @R : ranks
   layout.buffer @x : in f32 [4]
@@ -651,6 +651,36 @@ layout.collective @c {
   layout.epilogue rows n [store @y[i] = recv]
 }
 snac.program @p of @c "two_shot" lanes 1 chunks 1 band [0, -1) {
-  // expected-error @+1 {{'snac.consume' op an epilogue runs in a one-shot consume: 'mine' from 'input' or 'scratch' to 'self', every contributor}}
-  snac.consume owned from input to all clause 0 epilogue
+  // expected-error @+1 {{'snac.consume' op an epilogue runs in a consume of whole rows: 'mine' to 'self' or 'owned' to 'all', from 'input' or 'scratch', every contributor}}
+  snac.consume owned from input to self clause 0 epilogue
+}
+
+// -----
+
+// an epilogue on a consume from staging (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op an epilogue runs in a consume of whole rows: 'mine' to 'self' or 'owned' to 'all', from 'input' or 'scratch', every contributor}}
+  snac.consume mine from staging to self clause 0 epilogue
+}
+
+// -----
+
+// an epilogue on a consume of partial results (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op an epilogue runs in a consume of whole rows: 'mine' to 'self' or 'owned' to 'all', from 'input' or 'scratch', every contributor}}
+  snac.consume owned from partial to all clause 0 epilogue
 }

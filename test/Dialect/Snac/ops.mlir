@@ -187,3 +187,29 @@ layout.collective @later {
   layout.buffer @y : out f32 [1]
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
+
+// -----
+
+// Epilogues (issue 16): the one-shot consume ('mine' to 'self') and the
+// owned form with row-aligned owners ('owned' to 'all'), from input and
+// from scratch.
+// CHECK-LABEL: snac.program @epi of @rms "two_shot" lanes 2 chunks 1 band[0, -1) {
+// CHECK-NEXT:    snac.consume mine from input to self clause 0 epilogue
+// CHECK-NEXT:    snac.consume mine from scratch to self clause 0 epilogue
+// CHECK-NEXT:    snac.consume owned from input to all clause 0 epilogue
+// CHECK-NEXT:    snac.consume owned from scratch to all clause 0 epilogue
+// CHECK-NEXT:  }
+// GENERIC: "snac.consume"() <{clause = 0 : i64, dst = 1 : i32, epilogue, sel = 1 : i32, src = 0 : i32}> : () -> ()
+layout.collective @rms {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [8]
+  layout.buffer @y : out f32 [8]
+  layout.names (n, i) in [2, 4] from @x[*][n*4 + i] to @y[*][n*4 + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*4 + i] = recv]
+}
+snac.program @epi of @rms "two_shot" lanes 2 chunks 1 band [0, -1) {
+  snac.consume mine from input to self clause 0 epilogue
+  snac.consume mine from scratch to self clause 0 epilogue
+  snac.consume owned from input to all clause 0 epilogue
+  snac.consume owned from scratch to all clause 0 epilogue
+}

@@ -30,6 +30,10 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "chunks of the staged strategy's pipeline (0: default, 4)">,
     Option<"smallBytes", "small-bytes", "int64_t", "::purlin::kDefaultSmallBytes",
            "auto: below this many bytes per rank, one-shot (0: never)">,
+    Option<"epilogueSmallBytes", "epilogue-small-bytes", "int64_t",
+           "::purlin::kDefaultEpilogueSmallBytes",
+           "auto, a collective with an epilogue: below this many bytes per "
+           "rank, one-shot; from it on, row-owned two-shot (0: never one-shot)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }

@@ -29,6 +29,9 @@ struct InferOptions {
   int lanes = 0;  // 0: the chooser's default for the strategy
   int chunks = 0; // 0: the chooser's default
   int64_t smallBytes = kDefaultSmallBytes; // auto: below this, one-shot
+  // auto, a collective with an epilogue: below this, one-shot; from it
+  // on, two-shot with row-aligned owners (spec/Plan.h says why 1 MiB)
+  int64_t epilogueSmallBytes = kDefaultEpilogueSmallBytes;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk

@@ -85,6 +85,18 @@ struct Plan {
 /// largest buffer), one-shot plans.
 constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 
+/// The same edge for a collective with an epilogue (issue 16): below it,
+/// one-shot (every rank combines every row it needs: R reads of each
+/// contribution in all, but every rank busy from the first row); from it
+/// on, the owned form of two-shot, whose owners are cut on row boundaries
+/// (each contribution read once; a rank works only if it owns rows, and
+/// with few rows most lanes idle). 1 MiB per rank is 128 tokens of a
+/// hidden size of 4096 in bf16: 16 rows an owner on 8 ranks, one a lane of
+/// 16, while one-shot's 8 x 1 MiB of reads still fits the H200's L2. A
+/// guess to tune from tools/gpu-epilogue.sh (the bench times both plans
+/// forced; purlinc --epilogue-small-bytes sets it per build).
+constexpr int64_t kDefaultEpilogueSmallBytes = 1024 * 1024;
+
 /// The strategies SNAC inference knows, in the order the tools list them
 /// (see compiler/include/purlin/Plan/Plan.h for what each does).
 const std::vector<std::string> &strategyNames();

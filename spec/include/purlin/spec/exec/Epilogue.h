@@ -16,9 +16,22 @@
 //                (EpiElem below).
 // The step (consumeRows) gives each lane whole rows: the row reductions
 // need every element of the row, and a lane's threads reduce them
-// together (Tgt::rowReduce). Each pass reads the contributions again (from
-// L2 on a GPU) rather than keep a row in registers: correct for any row
-// length; the cost is one more read of the received names per reduction.
+// together (Tgt::rowReduce). Two forms:
+//  - the register row (consumeRowsVec), where every contributor's part of
+//    the row is one contiguous, aligned run and the row fits in the lane's
+//    registers (Tgt::kEpiRowVecs vectors of kEpiVec elements a thread):
+//    each thread owns whole vectors of kEpiVec consecutive elements, loads
+//    every contributor's vector once (Tgt::loadF8, all R issued before
+//    they are combined), combines them in f32 in ascending rank as recv()
+//    does, and runs every pass over the values it holds: the
+//    contributions are read once, whatever the number of reductions;
+//  - the general form otherwise: each pass reads the contributions again
+//    (from L2 on a GPU), element by element; correct for any row length
+//    and any layout.
+// Both fold a thread's elements in ascending element order, then across
+// threads (rowReduce); with one thread a lane (the host) both are the
+// reference's element order, so the host stays bit for bit equal to the
+// reference evaluator whichever form runs.
 #pragma once
 
 #include "purlin/spec/exec/GroupSteps.h"
@@ -95,6 +108,160 @@ template <class C, class Tgt> struct EpiElem {
   }
 };
 
+/// Elements a vector of the register row (Tgt::loadF8).
+constexpr int kEpiVec = 8;
+
+/// What the statements see of one name in the register row: the received
+/// value the thread holds; inputs and outputs as EpiElem.
+template <class Tgt> struct EpiRegElem {
+  Tgt &t;
+  const Shared &S;
+  int r; // whose inputs and outputs
+  float v;
+  PURLIN_HD float recv() const { return v; }
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    t.storeF((char *)S.buf[r][buf], i, x);
+  }
+};
+
+namespace detail {
+/// Whether the register row can take row `c` (row coordinates set, inner
+/// coordinates 0): every contributor's part of the row is one contiguous
+/// run (the source index is affine in the coordinates, docs/language.md,
+/// so unit steps along each inner coordinate prove it) starting on a
+/// kEpiVec-element boundary aligned for the target's vector loads, and the
+/// thread's share fits Tgt::kEpiRowVecs vectors.
+template <class C, class E, class Tgt>
+PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
+                         const int64_t *ext, int64_t ninner) {
+  if (ninner % kEpiVec != 0 ||
+      (ninner / kEpiVec + t.threads() - 1) / t.threads() > Tgt::kEpiRowVecs)
+    return false;
+  const Params &P = S.P;
+  const int64_t i0 = C::fromIndex(c, P);
+  int64_t stride = 1;
+  bool ok = true;
+  for (int d = C::kDims - 1; d >= E::kRowDims && ok; --d) {
+    if (ext[d] > 1) {
+      c[d] = 1;
+      ok = C::fromIndex(c, P) - i0 == stride;
+      c[d] = 0;
+    }
+    stride *= ext[d];
+  }
+  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
+  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
+  for (int p = 0; p < S.R && ok; ++p)
+    ok = ((uintptr_t)(mappedSource<C>(S, src, p) + i0 * S.elemSize) % align) == 0;
+  return ok;
+}
+} // namespace detail
+
+/// One row in registers (see the head of this file): thread `th` of the
+/// lane owns vectors th, th + threads, ... of the row (a warp's loads are
+/// contiguous); c holds the row coordinates and zero inner coordinates.
+/// The statements run for ranks q0 .. q1-1 in turn (their inputs and
+/// outputs), over the one received row: [r, r+1) in one-shot, every rank
+/// in the owned form. Every contribution is read before the first store.
+template <class C, class E, class Tgt>
+PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
+                              int64_t *c, const int64_t *ext, int64_t ninner,
+                              int q0, int q1) {
+  constexpr int kV = Tgt::kEpiRowVecs;
+  const Params &P = S.P;
+  const int64_t i0 = C::fromIndex(c, P);
+  const int64_t nvec = ninner / kEpiVec;
+  const int th = t.thread(), T = t.threads();
+  int nmine = 0; // the thread's vectors
+  if (th < nvec)
+    nmine = (int)((nvec - th + T - 1) / T);
+  float row[kV][kEpiVec];
+  {
+    // The contributions kEpiLoads ranks at a time: their loads are issued
+    // together (independent, a constant count), then combined in ascending
+    // rank, the order recv() has.
+    constexpr int kEpiLoads = 4;
+    float in[kEpiLoads][kEpiVec];
+    for (int k = 0; k < kV; ++k) {
+      if (k >= nmine)
+        break;
+      const int64_t at = i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec;
+      for (int p0 = 0; p0 < S.R; p0 += kEpiLoads) {
+        for (int b = 0; b < kEpiLoads; ++b)
+          if (p0 + b < S.R)
+            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+        for (int b = 0; b < kEpiLoads; ++b)
+          if (p0 + b < S.R)
+            for (int j = 0; j < kEpiVec; ++j)
+              row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
+      }
+      if (op == kAvg)
+        for (int j = 0; j < kEpiVec; ++j)
+          row[k][j] /= (float)S.R;
+    }
+  }
+  EpiRegElem<Tgt> x{t, S, q0, 0.0f};
+  float red[E::kReductions + 1];
+  for (x.r = q0; x.r < q1; ++x.r)
+  for (int pass = 0; pass <= E::kReductions; ++pass) {
+    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+    float acc = purlin_epi_identity(rop);
+    for (int k = 0; k < kV; ++k) {
+      if (k >= nmine)
+        break;
+      // the inner coordinates of the vector's first element, then a step
+      // with carry per element
+      int64_t rest = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+        c[d] = rest % ext[d];
+        rest /= ext[d];
+      }
+      for (int j = 0; j < kEpiVec; ++j) {
+        x.v = row[k][j];
+        E::element(x, pass, c, P, acc, red);
+        for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+          if (++c[d] < ext[d])
+            break;
+          c[d] = 0;
+        }
+      }
+    }
+    if (pass < E::kReductions)
+      red[pass] = t.rowReduce(acc, rop);
+  }
+  for (int d = E::kRowDims; d < C::kDims; ++d)
+    c[d] = 0;
+}
+
+namespace detail {
+/// One row in the general form, for rank x.r's inputs and outputs: each
+/// pass reads the contributions again, element by element (thread th takes
+/// elements th, th + threads, ...).
+template <class C, class E, class Tgt>
+PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
+                             const int64_t *ext, int64_t ninner) {
+  const Params &P = x.S.P;
+  float red[E::kReductions + 1];
+  for (int pass = 0; pass <= E::kReductions; ++pass) {
+    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+    float acc = purlin_epi_identity(rop);
+    for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
+      int64_t rest = e;
+      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+        c[d] = rest % ext[d];
+        rest /= ext[d];
+      }
+      E::element(x, pass, c, P, acc, red);
+    }
+    if (pass < E::kReductions)
+      red[pass] = t.rowReduce(acc, rop);
+  }
+}
+} // namespace detail
+
 /// consume with an epilogue: the one-shot consume (`mine` from every
 /// rank's input or scratch copy, `to self`) of clause C, whose names are
 /// rows x elements, through epilogue E. Lane l of chunk k takes rows piece
@@ -108,35 +275,79 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
   const Shared &S = t.shared();
   const Params &P = S.P;
   int64_t c[kMaxDims] = {0};
+  int64_t ext[kMaxDims] = {0}; // the clause's extents are parameters only
   int64_t nrows = 1, ninner = 1;
-  for (int d = 0; d < C::kDims; ++d)
-    (d < E::kRowDims ? nrows : ninner) *= C::extent(d, c, P);
+  for (int d = 0; d < C::kDims; ++d) {
+    ext[d] = C::extent(d, c, P);
+    (d < E::kRowDims ? nrows : ninner) *= ext[d];
+  }
   int64_t lo, hi;
   splitRange(nrows, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
   EpiElem<C, Tgt> x{t, S, t.rank(), src, detail::clauseOp<C>(S), c};
   for (int64_t row = lo; row < hi; ++row) {
     int64_t rem = row;
     for (int d = E::kRowDims - 1; d >= 0; --d) {
-      const int64_t e = C::extent(d, c, P);
-      c[d] = rem % e;
-      rem /= e;
+      c[d] = rem % ext[d];
+      rem /= ext[d];
     }
-    float red[E::kReductions + 1];
-    for (int pass = 0; pass <= E::kReductions; ++pass) {
-      const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-      float acc = purlin_epi_identity(rop);
-      for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
-        int64_t rest = e;
-        for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
-          const int64_t ext = C::extent(d, c, P);
-          c[d] = rest % ext;
-          rest /= ext;
-        }
-        E::element(x, pass, c, P, acc, red);
-      }
-      if (pass < E::kReductions)
-        red[pass] = t.rowReduce(acc, rop);
+    for (int d = E::kRowDims; d < C::kDims; ++d)
+      c[d] = 0;
+    if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
+      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, t.rank(), t.rank() + 1);
+      continue;
     }
+    detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
+  }
+  t.barrier(); // the lane's step is whole, as after laneMoves
+}
+
+/// consume with an epilogue, the owned form (two-shot: `owned` from every
+/// rank's input or scratch copy, `to all`) of clause C through epilogue E.
+/// Ownership is cut on row boundaries: rank r owns rows piece r of R (the
+/// row reductions need whole rows on one rank); lane l of chunk k takes
+/// piece (k, l) of those. For each row it owns, the rank combines every
+/// contributor's part once and then runs the statements for every rank q
+/// in ascending order with q's inputs, storing q's outputs: each rank's
+/// outputs are exactly what its own one-shot consume would store (so the
+/// host still equals the reference bit for bit), while each contribution
+/// is read once in all instead of once per rank. In the register row every
+/// contribution is read before the first store; the general form reads
+/// them again for each q, so an output at its clause input's address is
+/// not safe there (inference gives such calls the scratch-copy variant:
+/// Checker.cpp, inplace_same).
+template <class C, class E, class Tgt>
+PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
+  if (t.aborted())
+    return;
+  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
+                "an epilogue's clause reads every rank and writes every rank");
+  const Shared &S = t.shared();
+  const Params &P = S.P;
+  int64_t c[kMaxDims] = {0};
+  int64_t ext[kMaxDims] = {0};
+  int64_t nrows = 1, ninner = 1;
+  for (int d = 0; d < C::kDims; ++d) {
+    ext[d] = C::extent(d, c, P);
+    (d < E::kRowDims ? nrows : ninner) *= ext[d];
+  }
+  int64_t rlo, rhi, lo, hi;
+  splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
+  splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
+  EpiElem<C, Tgt> x{t, S, 0, src, detail::clauseOp<C>(S), c};
+  for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
+    int64_t rem = row;
+    for (int d = E::kRowDims - 1; d >= 0; --d) {
+      c[d] = rem % ext[d];
+      rem /= ext[d];
+    }
+    for (int d = E::kRowDims; d < C::kDims; ++d)
+      c[d] = 0;
+    if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
+      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, 0, S.R);
+      continue;
+    }
+    for (x.r = 0; x.r < S.R; ++x.r)
+      detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
 }

@@ -55,6 +55,13 @@ namespace exec {
 //                                            kEpiRowMax) of v over the
 //                                            lane's threads, in a fixed
 //                                            order; every thread gets it
+//   static constexpr int kEpiRowVecs;        epilogues' register row
+//   void loadF8(const char *base, int64_t i, float *out) const;
+//                                            (exec/Epilogue.h): vectors of
+//                                            kEpiVec elements a thread may
+//                                            hold; elements i .. i+7 as
+//                                            loadF gives them, i's address
+//                                            aligned to min(16, 8 elements)
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal
