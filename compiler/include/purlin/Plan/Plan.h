@@ -119,6 +119,11 @@ bool aotSet(const Collective &c, const std::string &spec, AotSet &out,
             std::string &error);
 /// "bf16, f16, f32 with sum": the pairs, for comments and messages.
 std::string aotText(const Collective &c, const AotSet &aot);
+/// The ops the collective's clauses fix (bits of RedOp), copy included:
+/// every kernel needs them.
+uint32_t clauseOps(const Collective &c);
+/// A mask as the generated code spells it ("0x7u").
+std::string hexMask(uint32_t m);
 
 /// Target-independent C++ for the plans (exec.h calls), then the target's
 /// entry. `target`: a row of the target table (purlin/spec/Targets.def).
