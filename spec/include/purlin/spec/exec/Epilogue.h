@@ -262,6 +262,30 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
 }
 } // namespace detail
 
+namespace detail {
+/// The clause's extents (parameters only: no coordinate is needed) and the
+/// rows x elements they make: the first E::kRowDims coordinates name a row.
+template <class C, class E>
+PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
+                        int64_t &ninner) {
+  const int64_t none[kMaxDims] = {0};
+  for (int d = 0; d < C::kDims; ++d) {
+    ext[d] = C::extent(d, none, P);
+    (d < E::kRowDims ? nrows : ninner) *= ext[d];
+  }
+}
+/// c = the coordinates of row `row`'s first element.
+template <class C, class E>
+PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
+  for (int d = E::kRowDims - 1; d >= 0; --d) {
+    c[d] = row % ext[d];
+    row /= ext[d];
+  }
+  for (int d = E::kRowDims; d < C::kDims; ++d)
+    c[d] = 0;
+}
+} // namespace detail
+
 /// consume with an epilogue: the one-shot consume (`mine` from every
 /// rank's input or scratch copy, `to self`) of clause C, whose names are
 /// rows x elements, through epilogue E. Lane l of chunk k takes rows piece
@@ -273,25 +297,15 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
                 "an epilogue's clause reads every rank and writes every rank");
   const Shared &S = t.shared();
-  const Params &P = S.P;
   int64_t c[kMaxDims] = {0};
-  int64_t ext[kMaxDims] = {0}; // the clause's extents are parameters only
+  int64_t ext[kMaxDims] = {0};
   int64_t nrows = 1, ninner = 1;
-  for (int d = 0; d < C::kDims; ++d) {
-    ext[d] = C::extent(d, c, P);
-    (d < E::kRowDims ? nrows : ninner) *= ext[d];
-  }
+  detail::rowShape<C, E>(S.P, ext, nrows, ninner);
   int64_t lo, hi;
   splitRange(nrows, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
   EpiElem<C, Tgt> x{t, S, t.rank(), src, detail::clauseOp<C>(S), c};
   for (int64_t row = lo; row < hi; ++row) {
-    int64_t rem = row;
-    for (int d = E::kRowDims - 1; d >= 0; --d) {
-      c[d] = rem % ext[d];
-      rem /= ext[d];
-    }
-    for (int d = E::kRowDims; d < C::kDims; ++d)
-      c[d] = 0;
+    detail::rowStart<C, E>(row, ext, c);
     if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
       consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, t.rank(), t.rank() + 1);
       continue;
@@ -322,26 +336,16 @@ PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
                 "an epilogue's clause reads every rank and writes every rank");
   const Shared &S = t.shared();
-  const Params &P = S.P;
   int64_t c[kMaxDims] = {0};
   int64_t ext[kMaxDims] = {0};
   int64_t nrows = 1, ninner = 1;
-  for (int d = 0; d < C::kDims; ++d) {
-    ext[d] = C::extent(d, c, P);
-    (d < E::kRowDims ? nrows : ninner) *= ext[d];
-  }
+  detail::rowShape<C, E>(S.P, ext, nrows, ninner);
   int64_t rlo, rhi, lo, hi;
   splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
   splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
   EpiElem<C, Tgt> x{t, S, 0, src, detail::clauseOp<C>(S), c};
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
-    int64_t rem = row;
-    for (int d = E::kRowDims - 1; d >= 0; --d) {
-      c[d] = rem % ext[d];
-      rem /= ext[d];
-    }
-    for (int d = E::kRowDims; d < C::kDims; ++d)
-      c[d] = 0;
+    detail::rowStart<C, E>(row, ext, c);
     if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
       consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, 0, S.R);
       continue;
