@@ -170,6 +170,7 @@ public:
   void storeF(char *, int64_t, float) { refuse(kEpilogueError); }
   float rowReduce(float v, int) { return v; }
   static constexpr int kEpiRowVecs = 1;
+  void storeF8(char *, int64_t, const float *) { refuse(kEpilogueError); }
   void loadF8(const char *, int64_t, float *out) {
     refuse(kEpilogueError);
     for (int j = 0; j < exec::kEpiVec; ++j)

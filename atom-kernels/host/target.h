@@ -177,6 +177,10 @@ public:
   // row of 8192 elements, 32 KiB of stack), loaded element by element as
   // loadF does, in element order.
   static constexpr int kEpiRowVecs = 1024;
+  void storeF8(char *base, int64_t i, const float *v) const {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      storeF(base, i + j, v[j]);
+  }
   void loadF8(const char *base, int64_t i, float *out) const {
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = loadF(base, i + j);

@@ -154,8 +154,9 @@ public:
   // The register row (exec/Epilogue.h): kEpiRowVecs vectors a thread (32
   // f32 values of a row), each exec::kEpiVec elements loaded at once (one
   // or more 16-byte loads, or one 8-byte load for 1-byte elements; the
-  // caller checked the alignment) and widened as loadF does.
-  static constexpr int kEpiRowVecs = 4;
+  // caller checked the alignment) and widened as loadF does; storeF8 the
+  // converse (narrowed as storeF does).
+  static constexpr int kEpiRowVecs = 2;
   __device__ void loadF8(const char *base, int64_t i, float *out) const {
     using Raw = typename E::Raw;
     constexpr int kN = exec::kEpiVec;
@@ -185,6 +186,37 @@ public:
 #pragma unroll
       for (int j = 0; j < kN; ++j)
         out[j] = (float)E::widen(p[j]);
+    }
+  }
+  __device__ void storeF8(char *base, int64_t i, const float *v) const {
+    using Raw = typename E::Raw;
+    constexpr int kN = exec::kEpiVec;
+    constexpr int kBytes = kN * (int)sizeof(Raw);
+    Raw *p = (Raw *)base + i;
+    if constexpr (kBytes % 16 == 0) {
+      union {
+        uint4 v[kBytes / 16];
+        Raw r[kN];
+      } u;
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        u.r[j] = E::narrow((typename E::Acc)v[j]);
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q)
+        ((uint4 *)p)[q] = u.v[q];
+    } else if constexpr (kBytes == 8) {
+      union {
+        uint2 v;
+        Raw r[kN];
+      } u;
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        u.r[j] = E::narrow((typename E::Acc)v[j]);
+      *(uint2 *)p = u.v;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        p[j] = E::narrow((typename E::Acc)v[j]);
     }
   }
   __device__ float rowReduce(float v, int op) {

@@ -9,11 +9,14 @@
 //   kReductions  the row reductions, numbered in evaluation order (a
 //                reduction's argument uses only lower-numbered ones);
 //   reduceOp(k)  kEpiRowSum or kEpiRowMax;
-//   element(x, pass, c, P, acc, red): one name's statements in pass `pass`:
-//                pass k < kReductions folds reduction k's argument into
-//                `acc` and returns; pass kReductions stores. `red[k]` is
-//                reduction k's value for the row; `x` reads and stores
-//                (EpiElem below).
+//   kUniforms, uniform(x, c, P, red, u): the statements' row-uniform
+//                values (no inner coordinate, no recv), computed once per
+//                row and pass into u (x reads inputs: EpiInputs);
+//   element(x, pass, c, P, acc, red, u): one name's statements in pass
+//                `pass`: pass k < kReductions folds reduction k's argument
+//                into `acc` and returns; pass kReductions stores. `red[k]`
+//                is reduction k's value for the row, u[j] uniform value j;
+//                `x` reads and stores (EpiElem below).
 // The step (consumeRows) gives each lane whole rows: the row reductions
 // need every element of the row, and a lane's threads reduce them
 // together (Tgt::rowReduce). Two forms:
@@ -24,7 +27,9 @@
 //    every contributor's vector once (Tgt::loadF8, all R issued before
 //    they are combined), combines them in f32 in ascending rank as recv()
 //    does, and runs every pass over the values it holds: the
-//    contributions are read once, whatever the number of reductions;
+//    contributions are read once, whatever the number of reductions; a
+//    vector's stores are held until its last element has run (EpiVecOut),
+//    so its loads are issued together and its stores go out as vectors;
 //  - the general form otherwise: each pass reads the contributions again
 //    (from L2 on a GPU), element by element; correct for any row length
 //    and any layout.
@@ -38,6 +43,14 @@
 
 #if !defined(__CUDACC_RTC__)
 #include <math.h>
+#endif
+
+// The register row's storing form: 1 holds a vector's stores and runs its
+// elements unrolled (EpiVecOut), 0 stores at once and steps the elements in
+// a loop (less code). On the H200 1 is as fast at 1-8 tokens and 1.3-1.6x
+// faster from 128 tokens on (docs/results/epilogue-2026-12-04b-h200.txt).
+#ifndef PURLIN_EPI_HELD
+#define PURLIN_EPI_HELD 1
 #endif
 
 namespace purlin {
@@ -108,10 +121,11 @@ template <class C, class Tgt> struct EpiElem {
   }
 };
 
-/// Elements a vector of the register row (Tgt::loadF8).
+/// Elements a vector of the register row (Tgt::loadF8, Tgt::storeF8).
 constexpr int kEpiVec = 8;
 
-/// What the statements see of one name in the register row: the received
+/// What the statements see of one name in the register row stepped one
+/// element at a time (the compact form, PURLIN_EPI_HELD 0): the received
 /// value the thread holds; inputs and outputs as EpiElem.
 template <class Tgt> struct EpiRegElem {
   Tgt &t;
@@ -126,6 +140,127 @@ template <class Tgt> struct EpiRegElem {
     t.storeF((char *)S.buf[r][buf], i, x);
   }
 };
+
+/// The stores of one vector's elements in the register row, held back
+/// until its last element has run (EpiVecElem): buffer b's stores at
+/// at[b] + j for the elements j whose bit is set in held[b]. Stored before
+/// the next load, a value would make every later element of the thread
+/// wait for its loads in turn (a store may alias them); held, the loads of
+/// all kEpiVec elements are issued together and the stores go out as one
+/// vector. Buffers and element numbers are constants once the element code
+/// is inlined, so this stays in registers. `off`: a store that does not
+/// extend its buffer's run from element 0 (an output whose index has no
+/// unit step along the row, or two stores to one buffer); nothing is
+/// stored then and the vector runs again storing at once (EpiVecElem with
+/// kAtOnce), so no store can sit between the loads of the held form.
+struct EpiVecOut {
+  float v[kMaxBuffers][kEpiVec];
+  int64_t at[kMaxBuffers];
+  unsigned held[kMaxBuffers];
+  bool off;
+};
+
+/// What the statements see of element J of a vector in the register row:
+/// the received value the thread holds; inputs as EpiElem; outputs held in
+/// `o`, or stored at once (kAtOnce). Holding a store past later elements'
+/// loads is what any order of the lane's threads may do already: a
+/// statement reads inputs, never what another element stores.
+template <class Tgt, int J, bool kAtOnce> struct EpiVecElem {
+  Tgt &t;
+  const Shared &S;
+  int r; // whose inputs and outputs
+  float v;
+  EpiVecOut &o;
+  PURLIN_HD float recv() const { return v; }
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    if (kAtOnce) {
+      t.storeF((char *)S.buf[r][buf], i, x);
+    } else if (J == 0 && !o.held[buf]) { // the run starts here
+      o.at[buf] = i;
+      o.v[buf][0] = x;
+      o.held[buf] = 1u;
+    } else if (J > 0 && (o.held[buf] >> (J > 0 ? J - 1 : 0) & 1u) && i == o.at[buf] + J) {
+      o.v[buf][J] = x;
+      o.held[buf] |= 1u << J;
+    } else {
+      o.off = true;
+    }
+  }
+};
+
+/// What an epilogue's row-uniform values (E::uniform) read: rank r's
+/// inputs.
+template <class Tgt> struct EpiInputs {
+  Tgt &t;
+  const Shared &S;
+  int r;
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+};
+
+namespace detail {
+/// c's inner coordinates = element `e` of the row (row-major); with one
+/// inner coordinate (e < its extent) without a division.
+template <class C, class E>
+PURLIN_HD void innerAt(int64_t e, const int64_t *ext, int64_t *c) {
+  if constexpr (C::kDims - E::kRowDims == 1) {
+    c[C::kDims - 1] = e;
+  } else {
+    for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+      c[d] = e % ext[d];
+      e /= ext[d];
+    }
+  }
+}
+/// Elements J .. kEpiVec-1 of one vector (values vals) in pass `pass`, c at
+/// element J's coordinates and stepped past the last one.
+template <class C, class E, bool kAtOnce, class Tgt, int J = 0>
+PURLIN_HD void epiVecElems(Tgt &t, const Shared &S, int r, const float *vals,
+                           int pass, int64_t *c, const int64_t *ext,
+                           float &acc, const float *red, const float *u,
+                           EpiVecOut &o) {
+  if constexpr (J < kEpiVec) {
+    const EpiVecElem<Tgt, J, kAtOnce> x{t, S, r, vals[J], o};
+    E::element(x, pass, c, S.P, acc, red, u);
+    if constexpr (C::kDims - E::kRowDims == 1)
+      ++c[C::kDims - 1]; // a vector does not cross its row's end
+    else
+      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+        if (++c[d] < ext[d])
+          break;
+        c[d] = 0;
+      }
+    epiVecElems<C, E, kAtOnce, Tgt, J + 1>(t, S, r, vals, pass, c, ext, acc,
+                                           red, u, o);
+  }
+}
+/// Stores what `o` holds of rank r's outputs: each buffer's run as one
+/// vector where it is whole and aligned, else element by element.
+template <class Tgt>
+PURLIN_HD void epiVecFlush(Tgt &t, const Shared &S, int r, const EpiVecOut &o) {
+  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
+  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
+PURLIN_UNROLL
+  for (int b = 0; b < kMaxBuffers; ++b) {
+    if (!o.held[b])
+      continue;
+    char *base = (char *)S.buf[r][b];
+    if (o.held[b] == (1u << kEpiVec) - 1 &&
+        ((uintptr_t)(base + o.at[b] * S.elemSize) & (align - 1)) == 0) {
+      t.storeF8(base, o.at[b], o.v[b]);
+      continue;
+    }
+PURLIN_UNROLL
+    for (int j = 0; j < kEpiVec; ++j)
+      if (o.held[b] >> j & 1u)
+        t.storeF(base, o.at[b] + j, o.v[b][j]);
+  }
+}
+} // namespace detail
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -154,8 +289,8 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
   }
   const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
   const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
-  for (int p = 0; p < S.R && ok; ++p)
-    ok = ((uintptr_t)(mappedSource<C>(S, src, p) + i0 * S.elemSize) % align) == 0;
+  for (int p = 0; p < S.R && ok; ++p) // align: a power of 2
+    ok = ((uintptr_t)(mappedSource<C>(S, src, p) + i0 * S.elemSize) & (align - 1)) == 0;
   return ok;
 }
 } // namespace detail
@@ -175,9 +310,9 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   const int64_t i0 = C::fromIndex(c, P);
   const int64_t nvec = ninner / kEpiVec;
   const int th = t.thread(), T = t.threads();
-  int nmine = 0; // the thread's vectors
+  int nmine = 0; // the thread's vectors (nvec <= kV * T: 32-bit)
   if (th < nvec)
-    nmine = (int)((nvec - th + T - 1) / T);
+    nmine = ((int)nvec - th + T - 1) / T;
   float row[kV][kEpiVec];
   {
     // The contributions kEpiLoads ranks at a time: their loads are issued
@@ -185,6 +320,7 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
     // rank, the order recv() has.
     constexpr int kEpiLoads = 4;
     float in[kEpiLoads][kEpiVec];
+PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
@@ -203,32 +339,61 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
           row[k][j] /= (float)S.R;
     }
   }
-  EpiRegElem<Tgt> x{t, S, q0, 0.0f};
-  float red[E::kReductions + 1];
-  for (x.r = q0; x.r < q1; ++x.r)
+  // row reductions not known yet are 0 (E::uniform computes every value
+  // in each pass; those that read them are used only in later passes)
+  float red[E::kReductions + 1] = {0.0f};
+  float u[E::kUniforms + 1];
+  for (int q = q0; q < q1; ++q)
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
+    E::uniform(EpiInputs<Tgt>{t, S, q}, c, P, red, u);
+#if PURLIN_EPI_HELD
+PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
       // the inner coordinates of the vector's first element, then a step
       // with carry per element
-      int64_t rest = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
-        c[d] = rest % ext[d];
-        rest /= ext[d];
+      const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+      detail::innerAt<C, E>(first, ext, c);
+      EpiVecOut o;
+PURLIN_UNROLL
+      for (int b = 0; b < kMaxBuffers; ++b)
+        o.held[b] = 0u;
+      o.off = false;
+      detail::epiVecElems<C, E, false>(t, S, q, row[k], pass, c, ext, acc, red, u, o);
+      if (!o.off) {
+        detail::epiVecFlush(t, S, q, o);
+        continue;
       }
+      // a store off the runs (only the storing pass stores: acc is not
+      // touched again)
+      detail::innerAt<C, E>(first, ext, c);
+      detail::epiVecElems<C, E, true>(t, S, q, row[k], pass, c, ext, acc, red, u, o);
+    }
+#else
+    // The compact form: one copy of the statements, stepped element by
+    // element (the GPU runs it from its instruction cache; unrolled, the
+    // row's code outgrows it).
+    PURLIN_NO_UNROLL
+    for (int k = 0; k < nmine; ++k) {
+      detail::innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
+      PURLIN_NO_UNROLL
       for (int j = 0; j < kEpiVec; ++j) {
-        x.v = row[k][j];
-        E::element(x, pass, c, P, acc, red);
-        for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
-          if (++c[d] < ext[d])
-            break;
-          c[d] = 0;
-        }
+        const EpiRegElem<Tgt> x{t, S, q, row[k][j]};
+        E::element(x, pass, c, P, acc, red, u);
+        if constexpr (C::kDims - E::kRowDims == 1)
+          ++c[C::kDims - 1]; // a vector does not cross its row's end
+        else
+          for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+            if (++c[d] < ext[d])
+              break;
+            c[d] = 0;
+          }
       }
     }
+#endif
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);
   }
@@ -244,17 +409,15 @@ template <class C, class E, class Tgt>
 PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
                              const int64_t *ext, int64_t ninner) {
   const Params &P = x.S.P;
-  float red[E::kReductions + 1];
+  float red[E::kReductions + 1] = {0.0f}; // as in consumeRowsVec
+  float u[E::kUniforms + 1];
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
+    E::uniform(EpiInputs<Tgt>{t, x.S, x.r}, c, P, red, u);
     for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
-      int64_t rest = e;
-      for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
-        c[d] = rest % ext[d];
-        rest /= ext[d];
-      }
-      E::element(x, pass, c, P, acc, red);
+      innerAt<C, E>(e, ext, c);
+      E::element(x, pass, c, P, acc, red, u);
     }
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);
@@ -277,10 +440,13 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
 /// c = the coordinates of row `row`'s first element.
 template <class C, class E>
 PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
-  for (int d = E::kRowDims - 1; d >= 0; --d) {
-    c[d] = row % ext[d];
-    row /= ext[d];
-  }
+  if constexpr (E::kRowDims == 1)
+    c[0] = row; // row < ext[0]
+  else
+    for (int d = E::kRowDims - 1; d >= 0; --d) {
+      c[d] = row % ext[d];
+      row /= ext[d];
+    }
   for (int d = E::kRowDims; d < C::kDims; ++d)
     c[d] = 0;
 }

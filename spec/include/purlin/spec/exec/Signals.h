@@ -62,6 +62,9 @@ namespace exec {
 //                                            hold; elements i .. i+7 as
 //                                            loadF gives them, i's address
 //                                            aligned to min(16, 8 elements)
+//   void storeF8(char *base, int64_t i, const float *v) const;
+//                                            elements i .. i+7 as storeF
+//                                            stores them (same alignment)
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal

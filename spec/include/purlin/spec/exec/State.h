@@ -13,9 +13,16 @@
 // enumeration (exec/Groups.h), once per clause rather than once per
 // element type, step and call site.
 #define PURLIN_HD_CALL __host__ __device__ __noinline__
+// A loop the GPU compiler unrolls fully (a constant trip count): arrays
+// indexed by its variable stay in registers.
+#define PURLIN_UNROLL _Pragma("unroll")
+// A loop the GPU compiler keeps rolled (less code to fetch).
+#define PURLIN_NO_UNROLL _Pragma("unroll 1")
 #else
 #define PURLIN_HD inline
 #define PURLIN_HD_CALL inline
+#define PURLIN_UNROLL
+#define PURLIN_NO_UNROLL
 #endif
 
 namespace purlin {
