@@ -14,6 +14,7 @@
 #include "GeneratedRegistry.h"
 #include "purlin/purlin.h"
 #include "purlin/spec/Collective.h"
+#include "options.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -44,18 +45,6 @@ using namespace purlin;
   } while (0)
 
 namespace {
-int64_t parseSize(const char *s) {
-  char *end;
-  double v = std::strtod(s, &end);
-  if (*end == 'K' || *end == 'k')
-    v *= 1024;
-  else if (*end == 'M' || *end == 'm')
-    v *= 1024.0 * 1024;
-  else if (*end == 'G' || *end == 'g')
-    v *= 1024.0 * 1024 * 1024;
-  return (int64_t)v;
-}
-
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   CK(cudaEventElapsedTime(&ms, a, b));
@@ -74,7 +63,7 @@ int main(int argc, char **argv) {
     else if (a == "-m" && i + 1 < argc)
       M = std::atoi(argv[++i]);
     else if (a == "-s" && i + 1 < argc)
-      size = parseSize(argv[++i]);
+      size = bench::parseSize(argv[++i]);
     else if (a == "-n" && i + 1 < argc)
       gemms = std::atoi(argv[++i]);
     else

@@ -22,6 +22,7 @@
 //   purlin-bench --nccl -C all_reduce -b 8 -e 4G -f 2 -d bf16 -o sum
 #include "GeneratedRegistry.h"
 #include "bench.h"
+#include "options.h"
 #include "purlin/spec/Reference.h"
 
 #include <algorithm>
@@ -32,26 +33,6 @@ using namespace purlin;
 using namespace bench;
 
 namespace {
-int64_t parseSize(const char *s) {
-  char *end;
-  double v = std::strtod(s, &end);
-  switch (*end) {
-  case 'K':
-  case 'k':
-    v *= 1024;
-    break;
-  case 'M':
-  case 'm':
-    v *= 1024 * 1024;
-    break;
-  case 'G':
-  case 'g':
-    v *= 1024.0 * 1024 * 1024;
-    break;
-  }
-  return (int64_t)v;
-}
-
 double busFactor(const std::string &n, int R) {
   if (n == "all_reduce")
     return 2.0 * (R - 1) / R;
@@ -66,71 +47,6 @@ std::string planCol(const std::string plan[2]) {
   if (plan[1].empty() || plan[1] == plan[0])
     return plan[0];
   return plan[0] + "/" + plan[1];
-}
-
-struct Options {
-  std::string name = "all_reduce", dt = "f32", opName = "sum";
-  int64_t minB = 8, maxB = 64 << 20, graphBelow = 4 << 20;
-  double factor = 2;
-  int iters = 20, warm = 5, check = 1, R = 8;
-  bool nccl = false, gGiven = false, hostTime = false;
-  std::map<std::string, int64_t> params; // -P NAME=V: group sizes, roots
-};
-
-/// -1 when the options are good, else the exit status.
-int parseOptions(int argc, char **argv, Options &o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string f = argv[i];
-    if (f == "--nccl") {
-      o.nccl = true;
-      continue;
-    }
-    if (f == "--host-time") {
-      o.hostTime = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "flag %s needs a value\n", f.c_str());
-      return 2;
-    }
-    const char *v = argv[++i];
-    if (f == "-b")
-      o.minB = parseSize(v);
-    else if (f == "-e")
-      o.maxB = parseSize(v);
-    else if (f == "-f")
-      o.factor = std::atof(v);
-    else if (f == "-n")
-      o.iters = std::atoi(v);
-    else if (f == "-w")
-      o.warm = std::atoi(v);
-    else if (f == "-c")
-      o.check = std::atoi(v);
-    else if (f == "-g") {
-      o.R = std::atoi(v);
-      o.gGiven = true;
-    } else if (f == "-d")
-      o.dt = v;
-    else if (f == "-o")
-      o.opName = v;
-    else if (f == "-C")
-      o.name = v;
-    else if (f == "-G")
-      o.graphBelow = parseSize(v);
-    else if (f == "-P") {
-      const char *eq = std::strchr(v, '=');
-      if (!eq || eq == v || !eq[1]) {
-        std::fprintf(stderr, "-P takes NAME=VALUE (a group size or root)\n");
-        return 2;
-      }
-      o.params[std::string(v, eq - v)] = std::atoll(eq + 1);
-    }
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", f.c_str());
-      return 2;
-    }
-  }
-  return -1;
 }
 
 /// The time, bandwidths and wrong elements of one column ("n/a": none).

@@ -45,6 +45,45 @@ namespace purlin {
 namespace sm {
 
 constexpr int kThreads = PURLIN_SM_THREADS;
+
+/// exec::kEpiVec elements of type Raw moved with the widest accesses their
+/// size allows (16-byte words, one 8-byte word for 1-byte elements, else
+/// element by element); the caller checked the alignment.
+template <class Raw> struct RawVec {
+  static constexpr int kN = exec::kEpiVec;
+  static constexpr int kBytes = kN * (int)sizeof(Raw);
+  union {
+    uint4 v16[kBytes / 16 > 0 ? kBytes / 16 : 1];
+    uint2 v8;
+    Raw r[kN];
+  } u;
+  __device__ void load(const Raw *p) {
+    if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q)
+        u.v16[q] = ((const uint4 *)p)[q];
+    } else if constexpr (kBytes == 8) {
+      u.v8 = *(const uint2 *)p;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        u.r[j] = p[j];
+    }
+  }
+  __device__ void store(Raw *p) const {
+    if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q)
+        ((uint4 *)p)[q] = u.v16[q];
+    } else if constexpr (kBytes == 8) {
+      *(uint2 *)p = u.v8;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        p[j] = u.r[j];
+    }
+  }
+};
 /// One lane (thread block) of one rank. Element type E; the op comes with
 /// each move (the launch's op, or the clause's), one of those in OPS.
 template <class E, uint32_t OPS> class Target {
@@ -158,66 +197,18 @@ public:
   // converse (narrowed as storeF does).
   static constexpr int kEpiRowVecs = 2;
   __device__ void loadF8(const char *base, int64_t i, float *out) const {
-    using Raw = typename E::Raw;
-    constexpr int kN = exec::kEpiVec;
-    constexpr int kBytes = kN * (int)sizeof(Raw);
-    const Raw *p = (const Raw *)base + i;
-    if constexpr (kBytes % 16 == 0) {
-      union {
-        uint4 v[kBytes / 16];
-        Raw r[kN];
-      } u;
+    RawVec<typename E::Raw> x;
+    x.load((const typename E::Raw *)base + i);
 #pragma unroll
-      for (int q = 0; q < kBytes / 16; ++q)
-        u.v[q] = ((const uint4 *)p)[q];
-#pragma unroll
-      for (int j = 0; j < kN; ++j)
-        out[j] = (float)E::widen(u.r[j]);
-    } else if constexpr (kBytes == 8) {
-      union {
-        uint2 v;
-        Raw r[kN];
-      } u;
-      u.v = *(const uint2 *)p;
-#pragma unroll
-      for (int j = 0; j < kN; ++j)
-        out[j] = (float)E::widen(u.r[j]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < kN; ++j)
-        out[j] = (float)E::widen(p[j]);
-    }
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = (float)E::widen(x.u.r[j]);
   }
   __device__ void storeF8(char *base, int64_t i, const float *v) const {
-    using Raw = typename E::Raw;
-    constexpr int kN = exec::kEpiVec;
-    constexpr int kBytes = kN * (int)sizeof(Raw);
-    Raw *p = (Raw *)base + i;
-    if constexpr (kBytes % 16 == 0) {
-      union {
-        uint4 v[kBytes / 16];
-        Raw r[kN];
-      } u;
+    RawVec<typename E::Raw> x;
 #pragma unroll
-      for (int j = 0; j < kN; ++j)
-        u.r[j] = E::narrow((typename E::Acc)v[j]);
-#pragma unroll
-      for (int q = 0; q < kBytes / 16; ++q)
-        ((uint4 *)p)[q] = u.v[q];
-    } else if constexpr (kBytes == 8) {
-      union {
-        uint2 v;
-        Raw r[kN];
-      } u;
-#pragma unroll
-      for (int j = 0; j < kN; ++j)
-        u.r[j] = E::narrow((typename E::Acc)v[j]);
-      *(uint2 *)p = u.v;
-    } else {
-#pragma unroll
-      for (int j = 0; j < kN; ++j)
-        p[j] = E::narrow((typename E::Acc)v[j]);
-    }
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      x.u.r[j] = E::narrow((typename E::Acc)v[j]);
+    x.store((typename E::Raw *)base + i);
   }
   __device__ float rowReduce(float v, int op) {
     __shared__ float part[32];

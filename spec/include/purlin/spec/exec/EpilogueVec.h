@@ -1,0 +1,168 @@
+// The register row's pieces (exec/Epilogue.h): what an epilogue's
+// statements see of one element of a vector the thread holds, the stores
+// of a vector held until its last element has run, and the row-uniform
+// values' inputs. Part of the executor (purlin/spec/Exec.h).
+#pragma once
+
+#include "purlin/spec/exec/GroupSteps.h"
+
+// The register row's storing form: 1 holds a vector's stores and runs its
+// elements unrolled (EpiVecOut), 0 stores at once and steps the elements in
+// a loop (less code). On the H200 1 is as fast at 1-8 tokens and 1.3-1.6x
+// faster from 128 tokens on (docs/results/epilogue-2026-12-04b-h200.txt).
+#ifndef PURLIN_EPI_HELD
+#define PURLIN_EPI_HELD 1
+#endif
+
+namespace purlin {
+namespace exec {
+
+/// Elements a vector of the register row (Tgt::loadF8, Tgt::storeF8).
+constexpr int kEpiVec = 8;
+
+/// What the statements see of one name in the register row stepped one
+/// element at a time (the compact form, PURLIN_EPI_HELD 0): the received
+/// value the thread holds; inputs and outputs as EpiElem.
+template <class Tgt> struct EpiRegElem {
+  Tgt &t;
+  const Shared &S;
+  int r; // whose inputs and outputs
+  float v;
+  PURLIN_HD float recv() const { return v; }
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    t.storeF((char *)S.buf[r][buf], i, x);
+  }
+};
+
+/// The stores of one vector's elements in the register row, held back
+/// until its last element has run (EpiVecElem): buffer b's stores at
+/// at[b] + j for the elements j whose bit is set in held[b]. Stored before
+/// the next load, a value would make every later element of the thread
+/// wait for its loads in turn (a store may alias them); held, the loads of
+/// all kEpiVec elements are issued together and the stores go out as one
+/// vector. Buffers and element numbers are constants once the element code
+/// is inlined, so this stays in registers. `off`: a store that does not
+/// extend its buffer's run from element 0 (an output whose index has no
+/// unit step along the row, or two stores to one buffer); nothing is
+/// stored then and the vector runs again storing at once (EpiVecElem with
+/// kAtOnce), so no store can sit between the loads of the held form.
+struct EpiVecOut {
+  float v[kMaxBuffers][kEpiVec];
+  int64_t at[kMaxBuffers];
+  unsigned held[kMaxBuffers];
+  bool off;
+};
+
+/// What the statements see of element J of a vector in the register row:
+/// the received value the thread holds; inputs as EpiElem; outputs held in
+/// `o`, or stored at once (kAtOnce). Holding a store past later elements'
+/// loads is what any order of the lane's threads may do already: a
+/// statement reads inputs, never what another element stores.
+template <class Tgt, int J, bool kAtOnce> struct EpiVecElem {
+  Tgt &t;
+  const Shared &S;
+  int r; // whose inputs and outputs
+  float v;
+  EpiVecOut &o;
+  PURLIN_HD float recv() const { return v; }
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    if (kAtOnce) {
+      t.storeF((char *)S.buf[r][buf], i, x);
+    } else if (J == 0 && !o.held[buf]) { // the run starts here
+      o.at[buf] = i;
+      o.v[buf][0] = x;
+      o.held[buf] = 1u;
+    } else if (J > 0 && (o.held[buf] >> (J > 0 ? J - 1 : 0) & 1u) && i == o.at[buf] + J) {
+      o.v[buf][J] = x;
+      o.held[buf] |= 1u << J;
+    } else {
+      o.off = true;
+    }
+  }
+};
+
+/// What an epilogue's row-uniform values (E::uniform) read: rank r's
+/// inputs.
+template <class Tgt> struct EpiInputs {
+  Tgt &t;
+  const Shared &S;
+  int r;
+  PURLIN_HD float load(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+};
+
+namespace detail {
+/// c's inner coordinates = element `e` of the row (row-major); with one
+/// inner coordinate (e < its extent) without a division.
+template <class C, class E>
+PURLIN_HD void innerAt(int64_t e, const int64_t *ext, int64_t *c) {
+  if constexpr (C::kDims - E::kRowDims == 1) {
+    c[C::kDims - 1] = e;
+  } else {
+    for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+      c[d] = e % ext[d];
+      e /= ext[d];
+    }
+  }
+}
+/// c stepped to the row's next element (row-major, with carry; with one
+/// inner coordinate no carry: a vector does not cross its row's end).
+template <class C, class E>
+PURLIN_HD void nextInner(const int64_t *ext, int64_t *c) {
+  if constexpr (C::kDims - E::kRowDims == 1)
+    ++c[C::kDims - 1];
+  else
+    for (int d = C::kDims - 1; d >= E::kRowDims; --d) {
+      if (++c[d] < ext[d])
+        break;
+      c[d] = 0;
+    }
+}
+/// Elements J .. kEpiVec-1 of one vector (values vals) in pass `pass`, c at
+/// element J's coordinates and stepped past the last one.
+template <class C, class E, bool kAtOnce, class Tgt, int J = 0>
+PURLIN_HD void epiVecElems(Tgt &t, const Shared &S, int r, const float *vals,
+                           int pass, int64_t *c, const int64_t *ext,
+                           float &acc, const float *red, const float *u,
+                           EpiVecOut &o) {
+  if constexpr (J < kEpiVec) {
+    const EpiVecElem<Tgt, J, kAtOnce> x{t, S, r, vals[J], o};
+    E::element(x, pass, c, S.P, acc, red, u);
+    nextInner<C, E>(ext, c);
+    epiVecElems<C, E, kAtOnce, Tgt, J + 1>(t, S, r, vals, pass, c, ext, acc,
+                                           red, u, o);
+  }
+}
+/// Stores what `o` holds of rank r's outputs: each buffer's run as one
+/// vector where it is whole and aligned, else element by element.
+template <class Tgt>
+PURLIN_HD void epiVecFlush(Tgt &t, const Shared &S, int r, const EpiVecOut &o) {
+  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
+  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
+PURLIN_UNROLL
+  for (int b = 0; b < kMaxBuffers; ++b) {
+    if (!o.held[b])
+      continue;
+    char *base = (char *)S.buf[r][b];
+    if (o.held[b] == (1u << kEpiVec) - 1 &&
+        ((uintptr_t)(base + o.at[b] * S.elemSize) & (align - 1)) == 0) {
+      t.storeF8(base, o.at[b], o.v[b]);
+      continue;
+    }
+PURLIN_UNROLL
+    for (int j = 0; j < kEpiVec; ++j)
+      if (o.held[b] >> j & 1u)
+        t.storeF(base, o.at[b] + j, o.v[b][j]);
+  }
+}
+} // namespace detail
+
+} // namespace exec
+} // namespace purlin
