@@ -10,11 +10,14 @@ its own. Calls take this rank's tensor alone (``comm.all_reduce(t)``), and
 its buffers must be reachable by the peers: tensors of ``comm.empty``
 (symmetric memory, ``purlinMemAlloc``) or tensors registered with
 ``comm.register(t)`` (the caching allocator's memory; registration maps the
-peers' allocations once per allocation). An unregistered buffer is refused
-with PurlinError (PURLIN_ERR_NOT_REGISTERED), never copied behind the
-caller's back, except under CUDA-graph capture: there the call is
-captured with the tensor recorded, and ``comm.register_graph_buffers()``
-after the capture registers what was recorded (vLLM's way). Every call,
+peers' allocations once per allocation). Any other tensor goes through the
+communicator's staging area in an eager call: it is copied in, the call
+runs there, and the outputs are copied back (PURLIN_STAGING_BYTES, 32 MiB a
+rank by default; a call that needs more raises PurlinError,
+PURLIN_ERR_NOT_REGISTERED; docs/multiprocess.md). Under CUDA-graph capture
+the call is captured with the tensor recorded, and
+``comm.register_graph_buffers()`` after the capture registers what was
+recorded (vLLM's way). Every call,
 allocation and registration is collective: every rank makes it, in the
 same order, with the same sizes.
 """

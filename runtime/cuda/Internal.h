@@ -82,6 +82,13 @@ struct purlinComm {
     bool registered = false;   // purlinCommRegister's (else purlinMemAlloc's)
   };
   std::vector<SymAlloc> sym;
+  // The staging area (docs/multiprocess.md, "Buffers that are not
+  // registered"): symmetric memory of stagingBytes a rank, allocated at
+  // init (PURLIN_STAGING_BYTES, default kDefaultStagingBytes; 0: none). An
+  // eager launch copies a buffer that is neither purlinMemAlloc memory nor
+  // registered into it, runs there, and copies the outputs back.
+  std::vector<void *> staging; // per rank
+  size_t stagingBytes = 0;
   // CUDA graphs (Graph.cpp): a captured launch whose buffers are not
   // registered reads its shared state from a slot of device memory, which
   // purlinCommRegisterGraphBuffers completes with the peers' addresses.
@@ -175,9 +182,28 @@ purlinStatus bindLaunch(purlinColl *c, const purlinArgs *a);
 // stream is being captured: then its index goes to `missed` and every
 // rank's entry is this rank's pointer (the launch then goes through a slot:
 // Graph.cpp).
+/// A buffer of an eager multi-process launch that goes through the
+/// staging area: its index, offset in the area and bytes.
+struct StagedBuffer {
+  int buf;
+  int64_t off, bytes;
+};
+/// Default size of the staging area a rank (bytes).
+constexpr size_t kDefaultStagingBytes = 32u << 20;
+/// An eager launch's buffer that is in no symmetric allocation goes
+/// through the staging area (`staged`: every rank's entry is that rank's
+/// part of the area) when the area holds them all, else
+/// PURLIN_ERR_NOT_REGISTERED.
 purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                               int elemSize, std::vector<void *> &out,
-                              std::vector<int> &missed);
+                              std::vector<int> &missed,
+                              std::vector<StagedBuffer> &staged);
+/// Copies the staged buffers of rank `rank`: into the area before the
+/// launch (`in`: every staged buffer, outputs too, so that what a plan does
+/// not write stays as it was), or the outputs back after it.
+purlinStatus copyStaged(const purlinColl *c, const purlinArgs *a,
+                        const std::vector<StagedBuffer> &staged, bool in,
+                        void *stream);
 // Graph.cpp: a captured multi-process launch with the buffers `missed`
 // (indices) not registered: records them, puts S (this rank's own
 // addresses in their peers' entries) in a new slot, not ready, and launches

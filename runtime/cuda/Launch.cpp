@@ -25,11 +25,13 @@ bool oneLaunchAllowed() {
 /// Every rank's buffers into S.buf (this rank's, translated, on a
 /// multi-process communicator), checked against their sizes; `flat` holds
 /// them as [rank * nb + buffer], `maxBytes` the largest. `missed`: the
-/// buffers of a captured multi-process launch that are not registered yet
+/// buffers of a captured multi-process launch that are not registered yet;
+/// `staged`: those of an eager one that go through the staging area
 /// (symmetricBuffers).
 purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
                          exec::Shared &S, std::vector<void *> &flat,
-                         int64_t &maxBytes, std::vector<int> &missed) {
+                         int64_t &maxBytes, std::vector<int> &missed,
+                         std::vector<StagedBuffer> &staged) {
   const Collective &d = c->desc;
   const int R = c->comm->R, nb = (int)d.buffers.size();
   const std::vector<int64_t> &elems = c->lastElems;
@@ -38,7 +40,8 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
   void *const *bufs = a->buffers;
   std::vector<void *> symBufs;
   if (c->comm->multiProcess) {
-    if (purlinStatus st = symmetricBuffers(c, a, S.elemSize, symBufs, missed))
+    if (purlinStatus st =
+            symmetricBuffers(c, a, S.elemSize, symBufs, missed, staged))
       return st;
     bufs = symBufs.data();
   }
@@ -151,9 +154,14 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     S.P = c->lastParams; // the scalars above, and the tables
   std::vector<void *> flat;
   std::vector<int> missed; // captured, not registered yet: through a slot
+  std::vector<StagedBuffer> staged; // eager, not registered: copied
   int64_t maxBytes = 0;
-  if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes, missed))
+  if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes, missed, staged))
     return st;
+  // Which buffers are staged is part of what every rank must agree on: a
+  // rank that staged where a peer did not would read the wrong memory.
+  for (const StagedBuffer &b : staged)
+    S.fingerprint = S.fingerprint * 1000003u + 0x5157u + (uint32_t)b.buf;
   int pick = -1;
   if (purlinStatus st =
           pickPlan(c, flat, maxBytes, S.elemSize, !missed.empty(), pick))
@@ -183,6 +191,9 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       return cudaFail(e, "selecting GPU " + std::to_string(comm->devices[g]));
     void *stream = a->streams ? a->streams[g] : nullptr;
     std::string msg;
+    if (!staged.empty())
+      if (purlinStatus st = copyStaged(c, a, staged, true, stream))
+        return st;
     purlinStatus st =
         missed.empty()
             ? c->datapath->launch(*c->info, pick, S, comm->first[g],
@@ -193,6 +204,9 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       return fail(st, std::string("launching '") + d.name + "' (" +
                           pl.strategy + ") on GPU " +
                           std::to_string(comm->devices[g]) + ": " + msg);
+    if (!staged.empty())
+      if (purlinStatus st = copyStaged(c, a, staged, false, stream))
+        return st;
   }
   return ok();
 }

@@ -27,6 +27,9 @@ void rt::closeProcessComm(purlinComm &c, bool abort) {
     c.boot->abort(); // peers blocked in an exchange fail now
   }
   freeGraphSlots(c);
+  if (!c.staging.empty())
+    pm->release(c.staging);
+  c.staging.clear();
   for (auto &a : c.sym) // allocations the application did not free
     if (a.registered)
       pm->deregister(a.peers);
@@ -51,12 +54,15 @@ static bool capturing(void *stream) {
 
 purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                                   int elemSize, std::vector<void *> &out,
-                                  std::vector<int> &missed) {
+                                  std::vector<int> &missed,
+                                  std::vector<StagedBuffer> &staged) {
   const purlinComm *comm = c->comm;
   const Collective &d = c->desc;
   const int nb = (int)d.buffers.size(), R = comm->R;
   out.assign((size_t)R * nb, nullptr);
   missed.clear();
+  staged.clear();
+  int64_t stagedBytes = 0;
   int captured = -1; // not asked yet
   for (int i = 0; i < nb; ++i) {
     char *p = (char *)a->buffers[i];
@@ -69,14 +75,32 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
     if (!hit) {
       if (captured < 0)
         captured = capturing(a->streams ? a->streams[0] : nullptr);
-      if (!captured)
-        return fail(PURLIN_ERR_NOT_REGISTERED,
-                    "buffer '" + d.buffers[i].name +
-                        "' is neither purlinMemAlloc memory nor registered "
-                        "(purlinCommRegister): a multi-process launch needs "
-                        "buffers every peer has mapped (a launch being "
-                        "captured into a CUDA graph may use it: then call "
-                        "purlinCommRegisterGraphBuffers after the capture)");
+      if (!captured) {
+        // Eager: through the staging area, at the next 256-byte boundary.
+        const int64_t bytes = c->lastElems[i] * elemSize;
+        if (bytes == 0) { // never accessed
+          for (int r = 0; r < R; ++r)
+            out[(size_t)r * nb + i] = p;
+          continue;
+        }
+        const int64_t off = (stagedBytes + 255) & ~(int64_t)255;
+        stagedBytes = off + bytes;
+        if (stagedBytes > (int64_t)comm->stagingBytes)
+          return fail(
+              PURLIN_ERR_NOT_REGISTERED,
+              "buffer '" + d.buffers[i].name +
+                  "' is neither purlinMemAlloc memory nor registered "
+                  "(purlinCommRegister), and this launch's such buffers "
+                  "need more than the staging area's " +
+                  std::to_string(comm->stagingBytes) +
+                  " bytes (PURLIN_STAGING_BYTES): register them (a launch "
+                  "being captured into a CUDA graph may use them: then call "
+                  "purlinCommRegisterGraphBuffers after the capture)");
+        staged.push_back({i, off, bytes});
+        for (int r = 0; r < R; ++r)
+          out[(size_t)r * nb + i] = (char *)comm->staging[r] + off;
+        continue;
+      }
       // Captured: every rank's entry is this rank's pointer until the
       // buffers are registered after the capture (a buffer of 0 bytes is
       // never accessed: nothing to record).
@@ -94,6 +118,26 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                                        : "purlinMemAlloc allocation"));
     for (int r = 0; r < R; ++r)
       out[(size_t)r * nb + i] = (char *)hit->peers[r] + (p - hit->base);
+  }
+  return PURLIN_SUCCESS;
+}
+
+purlinStatus rt::copyStaged(const purlinColl *c, const purlinArgs *a,
+                            const std::vector<StagedBuffer> &staged, bool in,
+                            void *stream) {
+  const purlinComm *comm = c->comm;
+  for (const StagedBuffer &b : staged) {
+    if (!in && c->desc.buffers[b.buf].role != BufferRole::Out)
+      continue;
+    char *user = (char *)a->buffers[b.buf];
+    char *area = (char *)comm->staging[comm->rank] + b.off;
+    cudaError_t e = cudaMemcpyAsync(in ? area : user, in ? user : area,
+                                    (size_t)b.bytes, cudaMemcpyDeviceToDevice,
+                                    (cudaStream_t)stream);
+    if (e != cudaSuccess)
+      return cudaFail(e, std::string("copying buffer '") +
+                             c->desc.buffers[b.buf].name + "' " +
+                             (in ? "into" : "out of") + " the staging area");
   }
   return PURLIN_SUCCESS;
 }
@@ -219,6 +263,34 @@ purlinStatus initProcessComm(purlinComm_t *out, std::shared_ptr<Bootstrap> boot,
     return st;
   }
   c->mem = std::make_unique<ProcessPeerMemory>(std::move(s));
+  // The staging area (collective, as every rank reads the same setting).
+  // The smallest size any rank asks for: offsets must fit every rank's.
+  {
+    uint64_t mine = kDefaultStagingBytes;
+    if (const char *e = std::getenv("PURLIN_STAGING_BYTES"))
+      mine = std::strtoull(e, nullptr, 10);
+    std::vector<std::string> all;
+    std::string err;
+    if (!boot->allGather(std::string((const char *)&mine, sizeof mine), all,
+                         err))
+      return fail(PURLIN_ERR_BOOTSTRAP, w + err);
+    for (const std::string &b : all) {
+      uint64_t v = 0;
+      if (b.size() == sizeof v)
+        std::memcpy(&v, b.data(), sizeof v);
+      mine = std::min(mine, v);
+    }
+    c->stagingBytes = (size_t)mine;
+  }
+  if (c->stagingBytes > 0) {
+    std::string err;
+    if (!c->mem->allocate((int64_t)c->stagingBytes, c->staging, err)) {
+      boot->abort();
+      return fail(PURLIN_ERR_OUT_OF_MEMORY,
+                  w + "the staging area (PURLIN_STAGING_BYTES=" +
+                      std::to_string(c->stagingBytes) + "): " + err);
+    }
+  }
   *out = c.release();
   return ok();
 }

@@ -155,7 +155,7 @@ int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R,
     return 0;
   if (st != PURLIN_SUCCESS) {
     what = std::string("purlinLaunch: ") + purlinGetLastError();
-    return -1;
+    return st == PURLIN_ERR_NOT_REGISTERED ? -2 : -1;
   }
   if (cudaStreamSynchronize(s) != cudaSuccess) {
     what = "cudaStreamSynchronize";
@@ -188,8 +188,30 @@ int checkedLaunch(purlinComm_t comm, purlinColl_t h, const Coll &c, int R,
   return 0;
 }
 
+/// The bytes an eager launch on unregistered buffers takes of the staging
+/// area (runtime/cuda/MultiProcess.cpp: each at a 256-byte boundary).
+int64_t stagingNeed(purlinColl_t h, const Coll &c, int R, int64_t C, DType t,
+                    RedOp op) {
+  Binding b;
+  std::vector<int64_t> sc;
+  bindingFor(c, R, C, t, op, b, sc);
+  int64_t total = 0;
+  for (int i = 0; i < purlinCollBufferCount(h); ++i) {
+    const int64_t bytes = purlinCollBufferElems(h, sc.data(), i) * dtypeSize(t);
+    if (bytes > 0)
+      total = ((total + 255) & ~(int64_t)255) + bytes;
+  }
+  return total;
+}
+
 int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
+  // A staging area that holds R buffers of the largest count of 4-byte
+  // elements: the all_gather and all_to_all launches there ((R + 1) such
+  // buffers) are refused (PURLIN_ERR_NOT_REGISTERED), the rest staged.
+  const int64_t topC = o.quick ? 65539 : (1 << 20) + 3;
+  const int64_t stagingBytes = (int64_t)R * topC * 4 + 512;
+  setenv("PURLIN_STAGING_BYTES", std::to_string(stagingBytes).c_str(), 1);
   purlinComm_t comm;
   MP_OK(initComm(&comm, id, R, rank));
   cudaStream_t s;
@@ -222,14 +244,17 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
     const int nb = purlinCollBufferCount(h);
     for (int i = 0; i < nb; ++i)
       most = std::max(most, purlinCollBufferElems(h, sc.data(), i) * 4);
-    std::vector<char *> sym(nb), reg(nb);
+    std::vector<char *> sym(nb), reg(nb), raw(nb);
     for (int i = 0; i < nb; ++i) {
       MP_OK(purlinMemAlloc(comm, most, (void **)&sym[i]));
       MP_CU(cudaMalloc((void **)&reg[i], most + 4096));
       reg[i] += 256; // not at the allocation's base
       MP_OK(purlinCommRegister(comm, reg[i], most));
+      MP_CU(cudaMalloc((void **)&raw[i], most + 4096));
+      raw[i] += 512; // never registered: through the staging area
     }
-    for (int useReg = 0; useReg < 2; ++useReg)
+    const char *modes[] = {"purlinMemAlloc", "registered", "staged"};
+    for (int mode = 0; mode < 3; ++mode)
       for (const TO &to : types)
         for (int64_t C : counts)
           for (int inplace = 0; inplace < 2; ++inplace) {
@@ -238,7 +263,20 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
               op = RedOp::Sum; // a fixed op (none of the examples)
             std::string what;
             int r = checkedLaunch(comm, h, c, R, rank, C, to.t, op, inplace,
-                                  useReg ? reg : sym, s, what);
+                                  mode == 0 ? sym : mode == 1 ? reg : raw, s,
+                                  what);
+            if (mode == 2 &&
+                stagingNeed(h, c, R, C, to.t, op) > stagingBytes) {
+              // refused, and said why
+              if (r == -2 && what.find("staging area") != std::string::npos)
+                ++passed;
+              else if (failed++ < 20)
+                std::printf("rank %d: FAIL %s %s C=%lld: needs more than "
+                            "the staging area, not refused (%d: %s)\n",
+                            rank, c.name.c_str(), dtypeName(to.t),
+                            (long long)C, r, what.c_str());
+              continue;
+            }
             if (r < 0) {
               std::printf("rank %d: FAIL %s %s C=%lld: %s\n", rank,
                           c.name.c_str(), dtypeName(to.t), (long long)C,
@@ -249,8 +287,7 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
               std::printf("rank %d: FAIL %s %s %s C=%lld %s %s: %s\n", rank,
                           c.name.c_str(), dtypeName(to.t), redOpName(op),
                           (long long)C, inplace ? "in-place" : "out-of-place",
-                          useReg ? "registered" : "purlinMemAlloc",
-                          what.c_str());
+                          modes[mode], what.c_str());
             passed += r == 0;
           }
     if (o.large && c.name == "all_reduce") {
@@ -262,25 +299,10 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
         std::printf("rank %d: FAIL all_reduce f32 64 MiB: %s\n", rank,
                     what.c_str());
     }
-    if (c.name == "all_reduce") { // a buffer nobody registered
-      char *raw = nullptr;
-      MP_CU(cudaMalloc((void **)&raw, 4096));
-      int64_t one = 1;
-      void *bufs[2] = {raw, raw + 1024};
-      void *streams[1] = {s};
-      purlinArgs a = {PURLIN_F32, PURLIN_SUM, &one, 1,
-                      nullptr,    0,          bufs, streams};
-      purlinStatus st = purlinLaunch(h, &a);
-      if (st == PURLIN_ERR_NOT_REGISTERED)
-        ++passed;
-      else if (failed++ < 20)
-        std::printf("rank %d: FAIL unregistered buffer: status %d\n", rank,
-                    (int)st);
-      cudaFree(raw);
-    }
     for (int i = 0; i < nb; ++i) {
       MP_OK(purlinCommDeregister(comm, reg[i]));
       cudaFree(reg[i] - 256);
+      cudaFree(raw[i] - 512);
       MP_OK(purlinMemFree(comm, sym[i]));
     }
     MP_OK(purlinCollDestroy(h));

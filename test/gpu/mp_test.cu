@@ -12,8 +12,10 @@
 //                counts 0 .. 1M (--large: + 16M f32 all_reduce), out of
 //                place and in place, buffers from purlinMemAlloc and
 //                registered cudaMalloc buffers, each rank's outputs checked
-//                bit for bit against the reference evaluator; an
-//                unregistered buffer refused
+//                bit for bit against the reference evaluator; and
+//                cudaMalloc buffers never registered, through the staging
+//                area (PURLIN_STAGING_BYTES set to R buffers of the largest
+//                count: launches that need more are refused, saying so)
 //       graph    all_reduce captured in a CUDA graph, replayed 1000 times,
 //                checked on the device after every replay
 //       graphbuf graphs captured on cudaMalloc buffers never registered,

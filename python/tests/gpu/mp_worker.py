@@ -220,14 +220,22 @@ def graph_buffers(comm, rank, R):
 
 
 def bad_calls(comm, rank, R):
-    t = torch.ones(64, device=DEV)  # neither symmetric nor registered
+    # Neither symmetric nor registered: through the staging area.
+    t = torch.ones(64, device=DEV)
+    comm.all_reduce(t)
+    torch.cuda.synchronize()
+    same(t, torch.full((64,), float(R)), "an unregistered tensor, staged")
+    # In place, 2 x 20 MiB staged: more than the 32 MiB area, refused on
+    # every rank (nothing launched).
+    big = torch.ones(5 << 20, device=DEV)
     try:
-        comm.all_reduce(t)
+        comm.all_reduce(big)
     except PurlinError as e:
-        if e.status != "PURLIN_ERR_NOT_REGISTERED":
-            raise AssertionError(f"unregistered buffer: {e.status}: {e}")
+        if e.status != "PURLIN_ERR_NOT_REGISTERED" or "staging area" not in str(e):
+            raise AssertionError(f"unregistered, past the staging area: {e.status}: {e}")
     else:
-        raise AssertionError("an unregistered buffer was accepted")
+        raise AssertionError("a call past the staging area was accepted")
+    del big
     try:
         comm.all_reduce([t, t])
     except ValueError as e:

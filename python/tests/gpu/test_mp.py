@@ -5,8 +5,8 @@ call and a user-written collective with symmetric (comm.empty) and
 registered torch buffers, counts 0 .. 65537, checked bit for bit against a
 CPU reference; a CUDA graph replayed 1,000 times in each process; a CUDA
 graph whose tensor is allocated during the capture, registered after it
-(comm.register_graph_buffers), replayed 1,000 times; an unregistered buffer
-refused. Sharing one GPU proves correctness, not speed.
+(comm.register_graph_buffers), replayed 1,000 times; an unregistered
+tensor through the staging area, and one past its size refused. Sharing one GPU proves correctness, not speed.
 
     PURLIN_BUILD_DIR=build-gpu PYTHONPATH=python python3 -m pytest python/tests/gpu/test_mp.py
 """

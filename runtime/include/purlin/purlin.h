@@ -52,9 +52,10 @@ typedef enum purlinStatus {
   PURLIN_ERR_BOOTSTRAP = 17,       /* the processes of a communicator could
                                       not meet or exchange: a rank that never
                                       arrived or is gone (named), a bad id */
-  PURLIN_ERR_NOT_REGISTERED = 18,  /* a multi-process launch's buffer is
-                                      neither purlinMemAlloc memory nor
-                                      registered (purlinCommRegister); or
+  PURLIN_ERR_NOT_REGISTERED = 18,  /* a multi-process launch's buffers
+                                      that are neither purlinMemAlloc memory
+                                      nor registered (purlinCommRegister)
+                                      need more than the staging area; or
                                       (purlinCommCheck, once, not sticky) a
                                       CUDA graph replayed a launch whose
                                       buffers were recorded in the capture
@@ -117,11 +118,14 @@ purlinStatus purlinCommDestroy(purlinComm_t comm);
  *    purlinCommRegister, purlinCommDeregister,
  *    purlinCommRegisterGraphBuffers are collective: every process calls them, in the
  *    same order, with the same arguments (sizes, maxParams);
- *  - purlinLaunch's buffers are this rank's only ([buffer]) and must lie in
- *    memory of purlinMemAlloc or in a registered buffer, at the same offset
- *    on every rank (PURLIN_ERR_NOT_REGISTERED otherwise, except under CUDA
- *    graph capture: purlinCommRegisterGraphBuffers); streams[0] is this
- *    GPU's stream;
+ *  - purlinLaunch's buffers are this rank's only ([buffer]); in memory of
+ *    purlinMemAlloc or in a registered buffer they are used where they
+ *    are, at the same offset on every rank; any other buffer of an eager
+ *    launch is copied through the communicator's staging area
+ *    (PURLIN_STAGING_BYTES a rank, 32 MiB by default, allocated at init;
+ *    PURLIN_ERR_NOT_REGISTERED when the launch needs more; every rank must
+ *    stage the same buffers), and under CUDA graph capture recorded for
+ *    purlinCommRegisterGraphBuffers; streams[0] is this GPU's stream;
  *  - purlinCommDeviceCount is 1 (this process's GPU).
  * Peer memory is CUDA VMM memory (cuMemCreate, POSIX fds over a Unix-domain
  * socket), else cudaMalloc memory shared by cudaIpc handles
