@@ -297,12 +297,12 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 }
 } // namespace detail
 
-/// consume with an epilogue: the one-shot consume (`mine` from every
-/// rank's input or scratch copy, `to self`) of clause C, whose names are
-/// rows x elements, through epilogue E. Lane l of chunk k takes rows piece
-/// (k, l); the lane's threads share each row.
-template <class C, class E, class Tgt>
-PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
+namespace detail {
+/// The rows of a consume with an epilogue, one-shot (kOwned false: this
+/// rank's outputs from every row) or owned (this rank's R-th of the rows,
+/// every rank's outputs); see consumeRows and consumeRowsOwned.
+template <class C, class E, bool kOwned, class Tgt>
+PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   if (t.aborted())
     return;
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
@@ -311,19 +311,33 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
   int64_t c[kMaxDims] = {0};
   int64_t ext[kMaxDims] = {0};
   int64_t nrows = 1, ninner = 1;
-  detail::rowShape<C, E>(S.P, ext, nrows, ninner);
-  int64_t lo, hi;
-  splitRange(nrows, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
-  EpiElem<C, Tgt> x{t, S, t.rank(), src, detail::clauseOp<C>(S), c};
-  for (int64_t row = lo; row < hi; ++row) {
-    detail::rowStart<C, E>(row, ext, c);
-    if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
-      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, t.rank(), t.rank() + 1);
+  rowShape<C, E>(S.P, ext, nrows, ninner);
+  int64_t rlo = 0, rhi = nrows, lo, hi;
+  if (kOwned)
+    splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
+  splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
+  const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
+  EpiElem<C, Tgt> x{t, S, q0, src, clauseOp<C>(S), c};
+  for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
+    rowStart<C, E>(row, ext, c);
+    if (epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
+      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, q0, q1);
       continue;
     }
-    detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
+    for (x.r = q0; x.r < q1; ++x.r)
+      epiRowGeneral<C, E>(t, x, c, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
+}
+} // namespace detail
+
+/// consume with an epilogue: the one-shot consume (`mine` from every
+/// rank's input or scratch copy, `to self`) of clause C, whose names are
+/// rows x elements, through epilogue E. Lane l of chunk k takes rows piece
+/// (k, l); the lane's threads share each row.
+template <class C, class E, class Tgt>
+PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
+  detail::epiRows<C, E, false>(t, src, chunk);
 }
 
 /// consume with an epilogue, the owned form (two-shot: `owned` from every
@@ -342,29 +356,7 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
 /// Checker.cpp, inplace_same).
 template <class C, class E, class Tgt>
 PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
-  if (t.aborted())
-    return;
-  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
-                "an epilogue's clause reads every rank and writes every rank");
-  const Shared &S = t.shared();
-  int64_t c[kMaxDims] = {0};
-  int64_t ext[kMaxDims] = {0};
-  int64_t nrows = 1, ninner = 1;
-  detail::rowShape<C, E>(S.P, ext, nrows, ninner);
-  int64_t rlo, rhi, lo, hi;
-  splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
-  splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
-  EpiElem<C, Tgt> x{t, S, 0, src, detail::clauseOp<C>(S), c};
-  for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
-    detail::rowStart<C, E>(row, ext, c);
-    if (detail::epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
-      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, 0, S.R);
-      continue;
-    }
-    for (x.r = 0; x.r < S.R; ++x.r)
-      detail::epiRowGeneral<C, E>(t, x, c, ext, ninner);
-  }
-  t.barrier(); // the lane's step is whole, as after laneMoves
+  detail::epiRows<C, E, true>(t, src, chunk);
 }
 
 } // namespace exec
