@@ -5,6 +5,7 @@
 #include "purlin/spec/Exec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -119,17 +120,92 @@ struct EpilogueEmitter {
 
   // An epilogue's struct (exec/Epilogue.h): its statements per element and
   // pass; pass k folds row reduction k and returns, the last pass stores.
+  /// Whether `text` holds the name `tok` (not as part of a longer name).
+  static bool uses(const std::string &text, const std::string &tok) {
+    for (size_t at = text.find(tok); at != std::string::npos;
+         at = text.find(tok, at + 1)) {
+      const size_t end = at + tok.size();
+      const bool before = at > 0 && (std::isalnum((unsigned char)text[at - 1]) ||
+                                     text[at - 1] == '_');
+      const bool after = end < text.size() &&
+                         (std::isalnum((unsigned char)text[end]) || text[end] == '_');
+      if (!before && !after)
+        return true;
+    }
+    return false;
+  }
+
+  /// The first pass that uses each uniform value u[k]: a fold's argument
+  /// is used in its pass, a store in the last, a let where its uses are,
+  /// a uniform value where the uniform values using it are. Not used at
+  /// all: the last pass.
+  static std::vector<size_t>
+  firstPasses(const std::vector<std::pair<int, std::string>> &folds,
+              const std::vector<std::pair<std::string, std::string>> &lets,
+              const std::vector<std::string> &stores,
+              const std::vector<std::string> &uni) {
+    const size_t nuni = uni.size();
+    const size_t last = folds.size(), none = last + 1;
+    // Where each let is first used, to a fixed point (lets use lets).
+    std::vector<size_t> letFirst(lets.size(), none);
+    auto mark = [&](const std::string &text, size_t pass, bool &changed) {
+      for (size_t l = 0; l < lets.size(); ++l)
+        if (pass < letFirst[l] && uses(text, lets[l].first)) {
+          letFirst[l] = pass;
+          changed = true;
+        }
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t f = 0; f < folds.size(); ++f)
+        mark(folds[f].second, f, changed);
+      for (const std::string &v : stores)
+        mark(v, last, changed);
+      for (size_t l = 0; l < lets.size(); ++l)
+        if (letFirst[l] != none)
+          mark(lets[l].second, letFirst[l], changed);
+    }
+    std::vector<size_t> first(nuni, none);
+    for (size_t k = 0; k < nuni; ++k) {
+      const std::string tok = "u[" + std::to_string(k) + "]";
+      for (size_t f = 0; f < folds.size(); ++f)
+        if (uses(folds[f].second, tok))
+          first[k] = std::min(first[k], f);
+      for (const std::string &v : stores)
+        if (uses(v, tok))
+          first[k] = std::min(first[k], last);
+      for (size_t l = 0; l < lets.size(); ++l)
+        if (letFirst[l] != none && uses(lets[l].second, tok))
+          first[k] = std::min(first[k], letFirst[l]);
+    }
+    // u[j] may read u[k], k < j (a hoisted let): u[k] is needed as early.
+    for (size_t j = nuni; j-- > 0;)
+      for (size_t k = 0; k < j; ++k)
+        if (first[j] < first[k] && uses(uni[j], "u[" + std::to_string(k) + "]"))
+          first[k] = first[j];
+    for (size_t k = 0; k < nuni; ++k)
+      if (first[k] == none)
+        first[k] = last;
+    return first;
+  }
+
   void epilogue(size_t k) {
     const Clause &cl = c.clauses[k];
     std::vector<std::pair<int, std::string>> folds;
     std::vector<std::string> uni;
     std::map<std::string, size_t> letU; // lets whose value is u[k]
     std::ostringstream body;
+    std::vector<std::pair<std::string, std::string>> lets; // v_NAME, value
+    std::vector<std::string> stores;                       // stored values
     for (const EpiStmt &st : cl.epilogue.stmts) {
       size_t before = folds.size();
       std::string v = value(st.value, cl, folds, uni, letU);
       if (!st.let.empty() && v.rfind("u[", 0) == 0) // the whole value hoisted
         letU[st.let] = std::stoul(v.substr(2));
+      if (!st.let.empty())
+        lets.push_back({"v_" + st.let, v});
+      else
+        stores.push_back(v);
       for (size_t f = before; f < folds.size(); ++f)
         body << "    if (pass == " << f << ") {\n      acc = purlin_epi_fold("
              << folds[f].first << ", acc, " << folds[f].second
@@ -152,14 +228,17 @@ struct EpilogueEmitter {
     for (size_t f = 0; f < folds.size(); ++f)
       os << "    if (k == " << f << ") return " << folds[f].first << ";\n";
     os << "    return 0;\n  }\n"
-       << "  // the row-uniform values (u), once per row and pass: those that\n"
-       << "  // read a row reduction are used only in later passes\n"
+       << "  // the row-uniform values (u), once per row from the first pass\n"
+       << "  // that uses each (a value that reads a row reduction is used only\n"
+       << "  // in later passes)\n"
        << "  static constexpr int kUniforms = " << uni.size() << ";\n"
-       << "  template <class X>\n  PURLIN_HD static void uniform(const X &x, "
+       << "  template <class X>\n  PURLIN_HD static void uniform(const X &x, int pass, "
           "const int64_t *c, const Params &P, const float *red, float *u) {\n"
-       << "    (void)x; (void)c; (void)P; (void)red; (void)u;\n";
+       << "    (void)x; (void)pass; (void)c; (void)P; (void)red; (void)u;\n";
+    const std::vector<size_t> first = firstPasses(folds, lets, stores, uni);
     for (size_t k = 0; k < uni.size(); ++k)
-      os << "    u[" << k << "] = " << uni[k] << ";\n";
+      os << "    if (pass >= " << first[k] << ")\n      u[" << k << "] = " << uni[k]
+         << ";\n";
     os << "  }\n"
        << "  template <class X>\n  PURLIN_HD static void element(const X &x, int pass, "
           "const int64_t *c, const Params &P, float &acc, const float *red, const float *u) {\n"

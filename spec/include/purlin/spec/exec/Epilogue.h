@@ -9,9 +9,10 @@
 //   kReductions  the row reductions, numbered in evaluation order (a
 //                reduction's argument uses only lower-numbered ones);
 //   reduceOp(k)  kEpiRowSum or kEpiRowMax;
-//   kUniforms, uniform(x, c, P, red, u): the statements' row-uniform
-//                values (no inner coordinate, no recv), computed once per
-//                row and pass into u (x reads inputs: EpiInputs);
+//   kUniforms, uniform(x, pass, c, P, red, u): the statements' row-uniform
+//                values (no inner coordinate, no recv) into u, once per row
+//                in each pass from the first that uses the value (x reads
+//                inputs: EpiInputs);
 //   element(x, pass, c, P, acc, red, u): one name's statements in pass
 //                `pass`: pass k < kReductions folds reduction k's argument
 //                into `acc` and returns; pass kReductions stores. `red[k]`
@@ -194,12 +195,12 @@ PURLIN_UNROLL
   // row reductions not known yet are 0 (E::uniform computes every value
   // in each pass; those that read them are used only in later passes)
   float red[E::kReductions + 1] = {0.0f};
-  float u[E::kUniforms + 1];
+  float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
   for (int q = q0; q < q1; ++q)
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
-    E::uniform(EpiInputs<Tgt>{t, S, q}, c, P, red, u);
+    E::uniform(EpiInputs<Tgt>{t, S, q}, pass, c, P, red, u);
 #if PURLIN_EPI_HELD
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
@@ -255,11 +256,11 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
                              const int64_t *ext, int64_t ninner) {
   const Params &P = x.S.P;
   float red[E::kReductions + 1] = {0.0f}; // as in consumeRowsVec
-  float u[E::kUniforms + 1];
+  float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
-    E::uniform(EpiInputs<Tgt>{t, x.S, x.r}, c, P, red, u);
+    E::uniform(EpiInputs<Tgt>{t, x.S, x.r}, pass, c, P, red, u);
     for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
       innerAt<C, E>(e, ext, c);
       E::element(x, pass, c, P, acc, red, u);
