@@ -77,6 +77,25 @@ struct Context {
   ~Context() { context() = saved; }
 };
 
+/// all_to_all_v's description (examples/all_to_all_v.purlin as purlinc
+/// --emit=desc writes it): the unit tests' collective with a table.
+inline const char *const kAllToAllVDesc = R"(purlin-desc 1
+collective all_to_all_v
+param R ranks
+param M count
+param T type
+param cnt table [R] [R] max [M]
+buffer in x T [R*M]
+buffer out y T [R*M]
+clause copy
+  dim s [R]
+  dim d [R]
+  dim i [cnt[s][d]]
+  from x @ [s] [d*M + i]
+  to y @ [d] [s*M + i]
+end
+)";
+
 } // namespace purlin_test
 
 #define CHECK(cond)                                                            \

@@ -159,22 +159,7 @@ end
 
 void tableCapacity() {
   purlin_test::Context ctx("table capacity");
-  Collective v = desc(R"(purlin-desc 1
-collective all_to_all_v
-param R ranks
-param M count
-param T type
-param cnt table [R] [R] max [M]
-buffer in x T [R*M]
-buffer out y T [R*M]
-clause copy
-  dim s [R]
-  dim d [R]
-  dim i [cnt[s][d]]
-  from x @ [s] [d*M + i]
-  to y @ [d] [s*M + i]
-end
-)");
+  Collective v = desc(purlin_test::kAllToAllVDesc);
   std::string why;
   CHECK_EQ(maxRanksForTables(v, why), 9); // 9*9 = 81 <= 96 < 100
   CHECK_MSG(has(why, "table cnt[R][R] has R*R entries"), why);

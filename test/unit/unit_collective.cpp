@@ -57,22 +57,7 @@ void roundTrip(const std::string &text, const std::string &what) {
   }
 }
 
-const char *kA2AV = R"(purlin-desc 1
-collective all_to_all_v
-param R ranks
-param M count
-param T type
-param cnt table [R] [R] max [M]
-buffer in x T [R*M]
-buffer out y T [R*M]
-clause copy
-  dim s [R]
-  dim d [R]
-  dim i [cnt[s][d]]
-  from x @ [s] [d*M + i]
-  to y @ [d] [s*M + i]
-end
-)";
+const char *kA2AV = purlin_test::kAllToAllVDesc;
 
 void testBuiltDescs() {
   // Every parameter kind, bound values, several clauses, ops as parameters

@@ -148,22 +148,7 @@ clause copy
   to y @ [r] [i]
 end
 )";
-const char *kAllToAllV = R"(purlin-desc 1
-collective all_to_all_v
-param R ranks
-param M count
-param T type
-param cnt table [R] [R] max [M]
-buffer in x T [R*M]
-buffer out y T [R*M]
-clause copy
-  dim s [R]
-  dim d [R]
-  dim i [cnt[s][d]]
-  from x @ [s] [d*M + i]
-  to y @ [d] [s*M + i]
-end
-)";
+const char *kAllToAllV = purlin_test::kAllToAllVDesc;
 
 Binding bindList(const Collective &c, const std::string &list) {
   Binding b;
