@@ -19,6 +19,7 @@
 # 64 MiB (--large) at 2; graph (1000 replays) at 2 and 8; graphbuf (graphs
 # on buffers registered after the capture) at 2 and 8; kill -9 of one
 # process at 4 and 8; a rank that never starts; the callbacks bootstrap;
+# a rank that stages its buffers where its peers do not (stagemix, at 2);
 # split of 8 into 2 x 4; bench at 8 (setup costs, launch overhead, 8 KiB
 # all_reduce). Without MPS (nvidia-cuda-mps-control missing or failing) the
 # cases still run, time-sliced and slower. MP_ONLY=REGEX runs only the cases
@@ -114,6 +115,7 @@ run)
   run graphbuf-8 90 $T --ranks 8 --case graphbuf --quick
   run callbacks-4 45 $T --ranks 4 --case callbacks
   run mismatch-4 45 $T --ranks 4 --case mismatch
+  run stagemix-2 45 $T --ranks 2 --case stagemix
   PURLIN_MP_MEMORY=vmm run coll-vmm-4 200 $T --ranks 4 --case coll --quick
   PURLIN_MP_MEMORY=vmm run coll-vmm-8 200 $T --ranks 8 --case coll --quick
   run bench-8 60 $T --ranks 8 --case bench

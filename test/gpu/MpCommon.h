@@ -34,6 +34,7 @@ int caseSplit(const Options &, const purlinUniqueId &, int rank);
 int caseKill(const Options &, const purlinUniqueId &, int rank);
 int caseAbsent(const Options &, const purlinUniqueId &, int rank);
 int caseMismatch(const Options &, const purlinUniqueId &, int rank);
+int caseStageMix(const Options &, const purlinUniqueId &, int rank);
 int caseCallbacks(const Options &, const purlinUniqueId &, int rank);
 int caseBench(const Options &, const purlinUniqueId &, int rank);
 

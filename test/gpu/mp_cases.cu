@@ -495,7 +495,8 @@ CaseFn caseFunction(const std::string &name) {
       {"graphbuf", caseGraphBuffers},
       {"kill", caseKill},   {"absent", caseAbsent},
       {"split", caseSplit}, {"callbacks", caseCallbacks},
-      {"bench", caseBench}, {"mismatch", caseMismatch}};
+      {"bench", caseBench}, {"mismatch", caseMismatch},
+      {"stagemix", caseStageMix}};
   auto it = all.find(name);
   return it == all.end() ? nullptr : it->second;
 }

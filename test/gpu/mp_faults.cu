@@ -157,6 +157,48 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   return bad ? 1 : 0;
 }
 
+/// Rank 1 passes cudaMalloc buffers never registered (staged) where its
+/// peers pass purlinMemAlloc memory: which buffers a launch stages is in
+/// the fingerprint, so every rank reports PURLIN_ERR_MISMATCH within
+/// seconds instead of reading the wrong memory (docs/multiprocess.md).
+int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
+  const int R = o.R;
+  auto cs = loadColls(o);
+  const Coll *c = findColl(cs, "all_reduce");
+  purlinComm_t comm;
+  MP_OK(initComm(&comm, id, R, rank));
+  purlinColl_t h = nullptr;
+  MP_OK(purlinCollCreate(&h, comm, c->info, "C=4096"));
+  float *x, *y;
+  if (rank == 1) {
+    MP_CU(cudaMalloc((void **)&x, 4096 * 4));
+    MP_CU(cudaMalloc((void **)&y, 4096 * 4));
+  } else {
+    MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&x));
+    MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&y));
+  }
+  int64_t C = 4096;
+  void *bufs[2] = {x, y};
+  purlinArgs a = {PURLIN_F32, PURLIN_SUM, &C, 1, nullptr, 0, bufs, nullptr};
+  auto t0 = Clock::now();
+  MP_OK(purlinLaunch(h, &a));
+  MP_CU(cudaDeviceSynchronize());
+  purlinStatus st = purlinCommCheck(comm);
+  const double secs = since(t0);
+  std::string msg = purlinGetLastError();
+  std::printf("rank %d: %s buffers beside the others' %s: %s in %.2f s: %s\n",
+              rank, rank == 1 ? "staged" : "symmetric",
+              rank == 1 ? "symmetric" : "staged/symmetric",
+              purlinStatusString(st), secs, msg.c_str());
+  const int bad = st != PURLIN_ERR_MISMATCH || secs > 5;
+  MP_OK(purlinCommAbort(comm));
+  if (rank == 1) {
+    cudaFree(x);
+    cudaFree(y);
+  }
+  return bad;
+}
+
 int caseCallbacks(const Options &o, const purlinUniqueId &, int rank) {
   for (int q = 0; q < o.R; ++q)
     if (q != rank)

@@ -37,6 +37,9 @@
 //                every rank's purlinCollCreate fails, naming it; then
 //                launches with another count: PURLIN_ERR_MISMATCH on
 //                every rank within seconds
+//       stagemix rank 1 stages its buffers (never registered) where its
+//                peers pass purlinMemAlloc memory: PURLIN_ERR_MISMATCH on
+//                every rank within seconds (mp_faults.cu)
 //       bench    setup costs, per-launch host time, 8 KiB all_reduce
 // PURLIN_MP_MEMORY=vmm|ipc picks how memory is shared (default: VMM when
 // the GPU has it).
