@@ -3,6 +3,18 @@
 
 namespace purlin {
 
+bool planShared(const Collective &c, const Binding &b,
+                const purlin_plan_info &plan, int R, int elemSize,
+                exec::Shared &S, std::string &error) {
+  S.R = R;
+  S.L = plan.lanes;
+  S.K = plan.chunks;
+  S.op = (int)b.redop;
+  S.elemSize = elemSize;
+  S.nsignals = plan.nsignals;
+  return fillParams(c, b, S.P, error);
+}
+
 bool fillParams(const Collective &c, const Binding &b, exec::Params &P,
                 std::string &error) {
   P = exec::Params();

@@ -250,15 +250,9 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
                                          : ""));
   const purlin_plan_info &plan = h->info->plans[pi];
   exec::Shared S;
-  S.R = R;
-  S.L = plan.lanes;
-  S.K = plan.chunks;
-  S.op = (int)b.redop;
-  S.elemSize = es;
-  S.nsignals = plan.nsignals;
-  S.oneLaunch = 0; // keep the boundary syncs: always right
-  if (!fillParams(c, b, S.P, err))
+  if (!planShared(c, b, plan, R, es, S, err))
     return fail(PURLIN_ERR_PARAM_RANGE, err);
+  S.oneLaunch = 0; // keep the boundary syncs: always right
   const int64_t scratchBytes = plan.layout(&S);
   std::vector<std::vector<uint8_t>> scratch(
       R, std::vector<uint8_t>(scratchBytes + 16));

@@ -136,15 +136,9 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
     return res;
   }
   exec::Shared S;
-  S.R = R;
-  S.L = plan.lanes;
-  S.K = plan.chunks;
-  S.op = (int)b.redop;
-  S.elemSize = es;
-  S.nsignals = plan.nsignals;
-  S.oneLaunch = o.oneLaunch ? 1 : 0;
-  if (!fillParams(c, b, S.P, res.error))
+  if (!planShared(c, b, plan, R, es, S, res.error))
     return res;
+  S.oneLaunch = o.oneLaunch ? 1 : 0;
   int64_t scratchBytes = plan.layout(&S);
   std::vector<std::vector<uint8_t>> scratch(R, std::vector<uint8_t>(scratchBytes + 16, 0xEE));
   std::vector<std::vector<uint64_t>> signals(

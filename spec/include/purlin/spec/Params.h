@@ -3,11 +3,20 @@
 #pragma once
 
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Entry.h"
 #include "purlin/spec/Exec.h"
 
 #include <string>
 
 namespace purlin {
+
+/// The launch state of plan `plan` for a binding `b` of `c` on R ranks of
+/// `elemSize`-byte elements: lanes, chunks, op, signals and parameters
+/// (fillParams); buffers, scratch, signal memory and oneLaunch are the
+/// caller's. False with `error` as fillParams.
+bool planShared(const Collective &c, const Binding &b,
+                const purlin_plan_info &plan, int R, int elemSize,
+                exec::Shared &S, std::string &error);
 
 /// Fills `P` (scalars in declaration order, tables concatenated) from `b`.
 /// Fails when a value is missing or does not fit the executor's limits.
