@@ -107,8 +107,19 @@ int caseAbsent(const Options &o, const purlinUniqueId &id, int rank) {
              : 1;
 }
 
-/// An all_reduce (f32 sum) of `C` on `comm`, checked against the host sum
-/// of every rank's input (rank q's element i: (i % 97) + q, exact in f32).
+/// The linked all_reduce and a communicator of o.R ranks over `id`: 0, or 1
+/// after saying why.
+int allReduceComm(const Options &o, const purlinUniqueId &id, int rank,
+                  std::vector<Coll> &cs, const Coll *&c, purlinComm_t &comm) {
+  cs = loadColls(o);
+  c = findColl(cs, "all_reduce");
+  if (!c) {
+    std::printf("rank %d: FAIL no all_reduce linked\n", rank);
+    return 1;
+  }
+  MP_OK(initComm(&comm, id, o.R, rank));
+  return 0;
+}
 
 /// Rank 1 creates the all_reduce with another maximum count: every rank's
 /// purlinCollCreate fails, naming what rank 1 said; the communicator stays
@@ -120,10 +131,11 @@ int caseAbsent(const Options &o, const purlinUniqueId &id, int rank) {
 /// communicator.
 int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
-  auto cs = loadColls(o);
-  const Coll *c = findColl(cs, "all_reduce");
+  std::vector<Coll> cs;
+  const Coll *c = nullptr;
   purlinComm_t comm;
-  MP_OK(initComm(&comm, id, R, rank));
+  if (allReduceComm(o, id, rank, cs, c, comm))
+    return 1;
   purlinColl_t h = nullptr;
   purlinStatus st =
       purlinCollCreate(&h, comm, c->info, rank == 1 ? "C=4097" : "C=4096");
@@ -162,11 +174,11 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
 /// the fingerprint, so every rank reports PURLIN_ERR_MISMATCH within
 /// seconds instead of reading the wrong memory (docs/multiprocess.md).
 int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
-  const int R = o.R;
-  auto cs = loadColls(o);
-  const Coll *c = findColl(cs, "all_reduce");
+  std::vector<Coll> cs;
+  const Coll *c = nullptr;
   purlinComm_t comm;
-  MP_OK(initComm(&comm, id, R, rank));
+  if (allReduceComm(o, id, rank, cs, c, comm))
+    return 1;
   purlinColl_t h = nullptr;
   MP_OK(purlinCollCreate(&h, comm, c->info, "C=4096"));
   float *x, *y;
