@@ -107,19 +107,23 @@ int caseAbsent(const Options &o, const purlinUniqueId &id, int rank) {
              : 1;
 }
 
-/// The linked all_reduce and a communicator of o.R ranks over `id`: 0, or 1
-/// after saying why.
-int allReduceComm(const Options &o, const purlinUniqueId &id, int rank,
-                  std::vector<Coll> &cs, const Coll *&c, purlinComm_t &comm) {
-  cs = loadColls(o);
-  c = findColl(cs, "all_reduce");
-  if (!c) {
-    std::printf("rank %d: FAIL no all_reduce linked\n", rank);
-    return 1;
+/// The linked all_reduce and a communicator of o.R ranks over `id`.
+struct AllReduceComm {
+  std::vector<Coll> cs;
+  const Coll *c = nullptr;
+  purlinComm_t comm = nullptr;
+  /// 0, or 1 after saying why.
+  int open(const Options &o, const purlinUniqueId &id, int rank) {
+    cs = loadColls(o);
+    c = findColl(cs, "all_reduce");
+    if (!c) {
+      std::printf("rank %d: FAIL no all_reduce linked\n", rank);
+      return 1;
+    }
+    MP_OK(initComm(&comm, id, o.R, rank));
+    return 0;
   }
-  MP_OK(initComm(&comm, id, o.R, rank));
-  return 0;
-}
+};
 
 /// Rank 1 creates the all_reduce with another maximum count: every rank's
 /// purlinCollCreate fails, naming what rank 1 said; the communicator stays
@@ -131,32 +135,30 @@ int allReduceComm(const Options &o, const purlinUniqueId &id, int rank,
 /// communicator.
 int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
-  std::vector<Coll> cs;
-  const Coll *c = nullptr;
-  purlinComm_t comm;
-  if (allReduceComm(o, id, rank, cs, c, comm))
+  AllReduceComm g;
+  if (g.open(o, id, rank))
     return 1;
   purlinColl_t h = nullptr;
   purlinStatus st =
-      purlinCollCreate(&h, comm, c->info, rank == 1 ? "C=4097" : "C=4096");
+      purlinCollCreate(&h, g.comm, g.c->info, rank == 1 ? "C=4097" : "C=4096");
   std::string msg = purlinGetLastError();
   std::printf("rank %d: purlinCollCreate: %s: %s\n", rank,
               purlinStatusString(st), msg.c_str());
   int bad = st != PURLIN_ERR_INVALID_ARGUMENT ||
             msg.find(rank == 1 ? "4096" : "4097") == std::string::npos;
-  bad += checkedAllReduce(comm, *c, rank, R, 4096);
+  bad += checkedAllReduce(g.comm, *g.c, rank, R, 4096);
 
-  MP_OK(purlinCollCreate(&h, comm, c->info, "C=4096"));
+  MP_OK(purlinCollCreate(&h, g.comm, g.c->info, "C=4096"));
   float *x, *y;
-  MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&x));
-  MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&y));
+  MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&x));
+  MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&y));
   int64_t C = rank == 1 ? 4095 : 4096;
   void *bufs[2] = {x, y};
   purlinArgs a = {PURLIN_F32, PURLIN_SUM, &C, 1, nullptr, 0, bufs, nullptr};
   auto t0 = Clock::now();
   MP_OK(purlinLaunch(h, &a));
   MP_CU(cudaDeviceSynchronize());
-  st = purlinCommCheck(comm);
+  st = purlinCommCheck(g.comm);
   const double secs = since(t0);
   msg = purlinGetLastError();
   std::printf("rank %d: a launch with C=%lld: %s in %.2f s: %s\n", rank,
@@ -165,7 +167,7 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
          msg.find("other arguments") == std::string::npos;
   // Sticky: the next launch returns it too, without launching.
   bad += purlinLaunch(h, &a) != PURLIN_ERR_MISMATCH;
-  MP_OK(purlinCommAbort(comm));
+  MP_OK(purlinCommAbort(g.comm));
   return bad ? 1 : 0;
 }
 
@@ -174,20 +176,18 @@ int caseMismatch(const Options &o, const purlinUniqueId &id, int rank) {
 /// the fingerprint, so every rank reports PURLIN_ERR_MISMATCH within
 /// seconds instead of reading the wrong memory (docs/multiprocess.md).
 int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
-  std::vector<Coll> cs;
-  const Coll *c = nullptr;
-  purlinComm_t comm;
-  if (allReduceComm(o, id, rank, cs, c, comm))
+  AllReduceComm g;
+  if (g.open(o, id, rank))
     return 1;
   purlinColl_t h = nullptr;
-  MP_OK(purlinCollCreate(&h, comm, c->info, "C=4096"));
+  MP_OK(purlinCollCreate(&h, g.comm, g.c->info, "C=4096"));
   float *x, *y;
   if (rank == 1) {
     MP_CU(cudaMalloc((void **)&x, 4096 * 4));
     MP_CU(cudaMalloc((void **)&y, 4096 * 4));
   } else {
-    MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&x));
-    MP_OK(purlinMemAlloc(comm, 4096 * 4, (void **)&y));
+    MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&x));
+    MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&y));
   }
   int64_t C = 4096;
   void *bufs[2] = {x, y};
@@ -195,7 +195,7 @@ int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
   auto t0 = Clock::now();
   MP_OK(purlinLaunch(h, &a));
   MP_CU(cudaDeviceSynchronize());
-  purlinStatus st = purlinCommCheck(comm);
+  purlinStatus st = purlinCommCheck(g.comm);
   const double secs = since(t0);
   std::string msg = purlinGetLastError();
   std::printf("rank %d: %s buffers beside the others' %s: %s in %.2f s: %s\n",
@@ -203,7 +203,7 @@ int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
               rank == 1 ? "symmetric" : "staged/symmetric",
               purlinStatusString(st), secs, msg.c_str());
   const int bad = st != PURLIN_ERR_MISMATCH || secs > 5;
-  MP_OK(purlinCommAbort(comm));
+  MP_OK(purlinCommAbort(g.comm));
   if (rank == 1) {
     cudaFree(x);
     cudaFree(y);
