@@ -2,7 +2,6 @@
 # Builds a host runner from the sources purlinc wrote into a folder
 # (`purlinc X.purlin --target=host -o DIR`, any number of collectives):
 #   tools/host-runner.sh BUILD_DIR GEN_DIR OUTPUT
-# (PURLIN_HOST_CXXFLAGS: more compiler flags, e.g. -DPURLIN_EPI_HELD=0.)
 # OUTPUT then runs every collective of GEN_DIR on host threads and checks
 # each result against the reference evaluator (OUTPUT --help).
 set -euo pipefail
@@ -10,8 +9,6 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$1 gen=$2 out=$3
 flags=(-std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels"
        -I"$src/runtime/host/include" -I"$gen")
-# shellcheck disable=SC2206 # flags split on spaces, as given
-flags+=(${PURLIN_HOST_CXXFLAGS:-})
 objs=$(mktemp -d "${out}.objs.XXXXXX")
 trap 'rm -rf "$objs"' EXIT
 # Unity builds: the generated sources (each in its own namespace) go into

@@ -9,9 +9,7 @@
 
 #include "purlin/spec/Exec.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <sstream>
 
 namespace purlin {

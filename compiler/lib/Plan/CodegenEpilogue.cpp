@@ -1,6 +1,7 @@
 // Atom lowering of an epilogue: see CodegenEpilogue.h.
 #include "CodegenEpilogue.h"
 
+#include "purlin/spec/Collective.h"
 #include "purlin/spec/Epilogue.h"
 #include "purlin/spec/Exec.h"
 
@@ -17,7 +18,12 @@ struct EpilogueEmitter {
   std::ostream &os;
   const Collective &c;
   const std::function<std::string(const Expr &)> &index;
-  std::string expr(const Expr &e, const Clause *) const { return index(e); }
+
+  /// Whether a call is a row reduction (rowsum, rowmax).
+  static bool reduces(const Expr &e) {
+    const EpiFunction *f = epiFunction(e.name());
+    return f && f->rowReduction;
+  }
 
   /// C++ (f32) for an epilogue's value: a buffer read is x.load, a row
   /// reduction red[k] (numbered as met: `folds` collects each one's op and
@@ -58,18 +64,18 @@ struct EpilogueEmitter {
           return it != letU.end() ? "u[" + std::to_string(it->second) + "]"
                                   : value(st.value, cl, folds, uni, letU, true);
         }
-      return "float(" + expr(e, &cl) + ")";
+      return "float(" + index(e) + ")";
     }
     case Expr::Kind::Table:
       return "x.load(" + std::to_string(c.bufferIndex(e.name())) + ", " +
-             expr(e.operands()[0], &cl) + ")";
+             index(e.operands()[0]) + ")";
     case Expr::Kind::Call: {
-      const bool reduces = e.name() == "rowsum" || e.name() == "rowmax";
+      const bool rowReduction = reduces(e);
       std::vector<std::string> args;
       // a reduction's argument is element code (its fold), hoisted or not
       for (auto &o : e.operands())
-        args.push_back(value(o, cl, folds, uni, letU, reduces ? false : hoisted));
-      if (reduces) {
+        args.push_back(value(o, cl, folds, uni, letU, rowReduction ? false : hoisted));
+      if (rowReduction) {
         folds.push_back({e.name() == "rowsum" ? exec::kEpiRowSum : exec::kEpiRowMax,
                          args[0]});
         return "red[" + std::to_string(folds.size() - 1) + "]";
@@ -110,7 +116,7 @@ struct EpilogueEmitter {
                  cl.epilogue.rows.end();
       return true; // a parameter
     }
-    if (e.kind() == Expr::Kind::Call && (e.name() == "rowsum" || e.name() == "rowmax"))
+    if (e.kind() == Expr::Kind::Call && reduces(e))
       return true;
     for (auto &o : e.operands())
       if (!rowUniform(o, cl))
@@ -118,8 +124,6 @@ struct EpilogueEmitter {
     return true;
   }
 
-  // An epilogue's struct (exec/Epilogue.h): its statements per element and
-  // pass; pass k folds row reduction k and returns, the last pass stores.
   /// Whether `text` holds the name `tok` (not as part of a longer name).
   static bool uses(const std::string &text, const std::string &tok) {
     for (size_t at = text.find(tok); at != std::string::npos;
@@ -189,6 +193,8 @@ struct EpilogueEmitter {
     return first;
   }
 
+  // An epilogue's struct (exec/Epilogue.h): its statements per element and
+  // pass; pass k folds row reduction k and returns, the last pass stores.
   void epilogue(size_t k) {
     const Clause &cl = c.clauses[k];
     std::vector<std::pair<int, std::string>> folds;
@@ -215,7 +221,7 @@ struct EpilogueEmitter {
              << st.let << ";\n";
       else
         body << "    if (pass == kReductions)\n      x.store("
-             << c.bufferIndex(st.buffer) << ", " << expr(st.index, &cl) << ", "
+             << c.bufferIndex(st.buffer) << ", " << index(st.index) << ", "
              << v << ");\n";
     }
     os << "// the epilogue of clause " << k << ": rows (";

@@ -12,7 +12,7 @@
 //   kUniforms, uniform(x, pass, c, P, red, u): the statements' row-uniform
 //                values (no inner coordinate, no recv) into u, once per row
 //                in each pass from the first that uses the value (x reads
-//                inputs: EpiInputs);
+//                inputs: EpiRank);
 //   element(x, pass, c, P, acc, red, u): one name's statements in pass
 //                `pass`: pass k < kReductions folds reduction k's argument
 //                into `acc` and returns; pass kReductions stores. `red[k]`
@@ -95,23 +95,17 @@ namespace exec {
 /// What an epilogue's statements see of one name: its received value, this
 /// rank's inputs, this rank's outputs. Elements widen to f32 and narrow
 /// with one rounding through the target (loadF, storeF).
-template <class C, class Tgt> struct EpiElem {
-  Tgt &t;
-  const Shared &S;
-  int r, src, op;
+template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
+  int src, op;
   const int64_t *c;
   PURLIN_HD float recv() const {
+    Tgt &t = this->t;
+    const Shared &S = this->S;
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
       acc = purlin_epi_combine(op, acc, t.loadF(detail::mappedSource<C>(S, src, p), i));
     return op == kAvg ? acc / (float)S.R : acc;
-  }
-  PURLIN_HD float load(int buf, int64_t i) const {
-    return t.loadF((const char *)S.buf[r][buf], i);
-  }
-  PURLIN_HD void store(int buf, int64_t i, float v) const {
-    t.storeF((char *)S.buf[r][buf], i, v);
   }
 };
 
@@ -140,9 +134,8 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
     }
     stride *= ext[d];
   }
-  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
-  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
-  for (int p = 0; p < S.R && ok; ++p) // align: a power of 2
+  const uintptr_t align = epiVecAlign(S); // a power of 2
+  for (int p = 0; p < S.R && ok; ++p)
     ok = ((uintptr_t)(mappedSource<C>(S, src, p) + i0 * S.elemSize) & (align - 1)) == 0;
   return ok;
 }
@@ -192,16 +185,16 @@ PURLIN_UNROLL
           row[k][j] /= (float)S.R;
     }
   }
-  // row reductions not known yet are 0 (E::uniform computes every value
-  // in each pass; those that read them are used only in later passes)
+  // Row reductions and uniform values not known yet are 0: a let the
+  // element code computes in every pass may read them before they are
+  // (its value is used only in later passes).
   float red[E::kReductions + 1] = {0.0f};
   float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
   for (int q = q0; q < q1; ++q)
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
-    E::uniform(EpiInputs<Tgt>{t, S, q}, pass, c, P, red, u);
-#if PURLIN_EPI_HELD
+    E::uniform(EpiRank<Tgt>{t, S, q}, pass, c, P, red, u);
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
@@ -225,21 +218,6 @@ PURLIN_UNROLL
       detail::innerAt<C, E>(first, ext, c);
       detail::epiVecElems<C, E, true>(t, S, q, row[k], pass, c, ext, acc, red, u, o);
     }
-#else
-    // The compact form: one copy of the statements, stepped element by
-    // element (the GPU runs it from its instruction cache; unrolled, the
-    // row's code outgrows it).
-    PURLIN_NO_UNROLL
-    for (int k = 0; k < nmine; ++k) {
-      detail::innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
-      PURLIN_NO_UNROLL
-      for (int j = 0; j < kEpiVec; ++j) {
-        const EpiRegElem<Tgt> x{t, S, q, row[k][j]};
-        E::element(x, pass, c, P, acc, red, u);
-        detail::nextInner<C, E>(ext, c);
-      }
-    }
-#endif
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);
   }
@@ -260,7 +238,7 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
-    E::uniform(EpiInputs<Tgt>{t, x.S, x.r}, pass, c, P, red, u);
+    E::uniform(x, pass, c, P, red, u);
     for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
       innerAt<C, E>(e, ext, c);
       E::element(x, pass, c, P, acc, red, u);
@@ -318,7 +296,7 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
     splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
   splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
   const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
-  EpiElem<C, Tgt> x{t, S, q0, src, clauseOp<C>(S), c};
+  EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E>(t, S, src, c, ext, ninner)) {

@@ -6,36 +6,11 @@
 
 #include "purlin/spec/exec/GroupSteps.h"
 
-// The register row's storing form: 1 holds a vector's stores and runs its
-// elements unrolled (EpiVecOut), 0 stores at once and steps the elements in
-// a loop (less code). On the H200 1 is as fast at 1-8 tokens and 1.3-1.6x
-// faster from 128 tokens on (docs/results/epilogue-2026-12-04b-h200.txt).
-#ifndef PURLIN_EPI_HELD
-#define PURLIN_EPI_HELD 1
-#endif
-
 namespace purlin {
 namespace exec {
 
 /// Elements a vector of the register row (Tgt::loadF8, Tgt::storeF8).
 constexpr int kEpiVec = 8;
-
-/// What the statements see of one name in the register row stepped one
-/// element at a time (the compact form, PURLIN_EPI_HELD 0): the received
-/// value the thread holds; inputs and outputs as EpiElem.
-template <class Tgt> struct EpiRegElem {
-  Tgt &t;
-  const Shared &S;
-  int r; // whose inputs and outputs
-  float v;
-  PURLIN_HD float recv() const { return v; }
-  PURLIN_HD float load(int buf, int64_t i) const {
-    return t.loadF((const char *)S.buf[r][buf], i);
-  }
-  PURLIN_HD void store(int buf, int64_t i, float x) const {
-    t.storeF((char *)S.buf[r][buf], i, x);
-  }
-};
 
 /// The stores of one vector's elements in the register row, held back
 /// until its last element has run (EpiVecElem): buffer b's stores at
@@ -56,49 +31,60 @@ struct EpiVecOut {
   bool off;
 };
 
-/// What the statements see of element J of a vector in the register row:
-/// the received value the thread holds; inputs as EpiElem; outputs held in
-/// `o`, or stored at once (kAtOnce). Holding a store past later elements'
-/// loads is what any order of the lane's threads may do already: a
-/// statement reads inputs, never what another element stores.
-template <class Tgt, int J, bool kAtOnce> struct EpiVecElem {
-  Tgt &t;
-  const Shared &S;
-  int r; // whose inputs and outputs
-  float v;
-  EpiVecOut &o;
-  PURLIN_HD float recv() const { return v; }
-  PURLIN_HD float load(int buf, int64_t i) const {
-    return t.loadF((const char *)S.buf[r][buf], i);
-  }
-  PURLIN_HD void store(int buf, int64_t i, float x) const {
-    if (kAtOnce) {
-      t.storeF((char *)S.buf[r][buf], i, x);
-    } else if (J == 0 && !o.held[buf]) { // the run starts here
-      o.at[buf] = i;
-      o.v[buf][0] = x;
-      o.held[buf] = 1u;
-    } else if (J > 0 && (o.held[buf] >> (J > 0 ? J - 1 : 0) & 1u) && i == o.at[buf] + J) {
-      o.v[buf][J] = x;
-      o.held[buf] |= 1u << J;
-    } else {
-      o.off = true;
-    }
-  }
-};
-
-/// What an epilogue's row-uniform values (E::uniform) read: rank r's
-/// inputs.
-template <class Tgt> struct EpiInputs {
+/// Rank r's buffers as an epilogue's statements see them: its inputs
+/// widened to f32, its outputs narrowed with one rounding (Tgt::loadF,
+/// Tgt::storeF). What E::uniform reads, and the base of what E::element
+/// sees (EpiElem, EpiVecElem).
+template <class Tgt> struct EpiRank {
   Tgt &t;
   const Shared &S;
   int r;
   PURLIN_HD float load(int buf, int64_t i) const {
     return t.loadF((const char *)S.buf[r][buf], i);
   }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    t.storeF((char *)S.buf[r][buf], i, x);
+  }
+};
+
+/// What the statements see of element J of a vector in the register row:
+/// the received value the thread holds; inputs as EpiRank; outputs held in
+/// `o`, or stored at once (kAtOnce, as EpiRank). Holding a store past later
+/// elements' loads is what any order of the lane's threads may do already:
+/// a statement reads inputs, never what another element stores.
+template <class Tgt, int J, bool kAtOnce> struct EpiVecElem : EpiRank<Tgt> {
+  float v;
+  EpiVecOut &o;
+  PURLIN_HD float recv() const { return v; }
+  PURLIN_HD void store(int buf, int64_t i, float x) const {
+    if constexpr (kAtOnce) {
+      EpiRank<Tgt>::store(buf, i, x);
+    } else if constexpr (J == 0) {
+      if (o.held[buf]) { // a second store to this buffer
+        o.off = true;
+        return;
+      }
+      o.at[buf] = i; // the run starts here
+      o.v[buf][0] = x;
+      o.held[buf] = 1u;
+    } else {
+      if (!(o.held[buf] >> (J - 1) & 1u) || i != o.at[buf] + J) {
+        o.off = true;
+        return;
+      }
+      o.v[buf][J] = x;
+      o.held[buf] |= 1u << J;
+    }
+  }
 };
 
 namespace detail {
+/// The alignment of a vector of kEpiVec elements for Tgt::loadF8 and
+/// Tgt::storeF8: min(16 bytes, the vector's), a power of 2.
+PURLIN_HD uintptr_t epiVecAlign(const Shared &S) {
+  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
+  return (uintptr_t)(vbytes < 16 ? vbytes : 16);
+}
 /// c's inner coordinates = element `e` of the row (row-major); with one
 /// inner coordinate (e < its extent) without a division.
 template <class C, class E>
@@ -133,7 +119,7 @@ PURLIN_HD void epiVecElems(Tgt &t, const Shared &S, int r, const float *vals,
                            float &acc, const float *red, const float *u,
                            EpiVecOut &o) {
   if constexpr (J < kEpiVec) {
-    const EpiVecElem<Tgt, J, kAtOnce> x{t, S, r, vals[J], o};
+    const EpiVecElem<Tgt, J, kAtOnce> x{{t, S, r}, vals[J], o};
     E::element(x, pass, c, S.P, acc, red, u);
     nextInner<C, E>(ext, c);
     epiVecElems<C, E, kAtOnce, Tgt, J + 1>(t, S, r, vals, pass, c, ext, acc,
@@ -144,8 +130,7 @@ PURLIN_HD void epiVecElems(Tgt &t, const Shared &S, int r, const float *vals,
 /// vector where it is whole and aligned, else element by element.
 template <class Tgt>
 PURLIN_HD void epiVecFlush(Tgt &t, const Shared &S, int r, const EpiVecOut &o) {
-  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
-  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16);
+  const uintptr_t align = epiVecAlign(S);
 PURLIN_UNROLL
   for (int b = 0; b < kMaxBuffers; ++b) {
     if (!o.held[b])

@@ -16,13 +16,10 @@
 // A loop the GPU compiler unrolls fully (a constant trip count): arrays
 // indexed by its variable stay in registers.
 #define PURLIN_UNROLL _Pragma("unroll")
-// A loop the GPU compiler keeps rolled (less code to fetch).
-#define PURLIN_NO_UNROLL _Pragma("unroll 1")
 #else
 #define PURLIN_HD inline
 #define PURLIN_HD_CALL inline
 #define PURLIN_UNROLL
-#define PURLIN_NO_UNROLL
 #endif
 
 namespace purlin {
