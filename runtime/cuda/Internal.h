@@ -198,7 +198,7 @@ purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
                               int elemSize, std::vector<void *> &out,
                               std::vector<int> &missed,
                               std::vector<StagedBuffer> &staged);
-/// Copies the staged buffers of rank `rank`: into the area before the
+/// Copies this rank's staged buffers: into the area before the
 /// launch (`in`: every staged buffer, outputs too, so that what a plan does
 /// not write stays as it was), or the outputs back after it.
 purlinStatus copyStaged(const purlinColl *c, const purlinArgs *a,

@@ -103,9 +103,12 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
 } // namespace
 
 /// The arguments every rank of a multi-process launch must agree on, hashed
-/// (FNV-1a over 64-bit words): element type, op, scalars, table entries.
-/// The buffers differ by rank and are not in it.
-static uint32_t callFingerprint(const purlinArgs *a) {
+/// (FNV-1a over 64-bit words): element type, op, scalars, table entries,
+/// and which buffers go through the staging area (a rank that staged where
+/// a peer did not would read the wrong memory). The buffers' addresses
+/// differ by rank and are not in it.
+static uint32_t callFingerprint(const purlinArgs *a,
+                                const std::vector<StagedBuffer> &staged) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&](uint64_t v) {
     for (int i = 0; i < 8; ++i) {
@@ -121,6 +124,10 @@ static uint32_t callFingerprint(const purlinArgs *a) {
   mix((uint64_t)a->ntableWords);
   for (int i = 0; a->tables && i < a->ntableWords; ++i)
     mix((uint64_t)a->tables[i]);
+  uint64_t stagedMask = 0;
+  for (const StagedBuffer &b : staged)
+    stagedMask |= 1ull << b.buf;
+  mix(stagedMask);
   return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -144,8 +151,6 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       comm->devices.size() == 1 && !comm->multiProcess && oneLaunchAllowed();
   if (purlinStatus st = bindScalars(c, a, S))
     return st;
-  if (comm->multiProcess)
-    S.fingerprint = callFingerprint(a);
   // Tables, buffer sizes and the executor's parameters: evaluated once per
   // distinct (scalars, table entries), then cached.
   if (purlinStatus st = bindLaunch(c, a))
@@ -158,10 +163,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   int64_t maxBytes = 0;
   if (purlinStatus st = bindBuffers(c, a, S, flat, maxBytes, missed, staged))
     return st;
-  // Which buffers are staged is part of what every rank must agree on: a
-  // rank that staged where a peer did not would read the wrong memory.
-  for (const StagedBuffer &b : staged)
-    S.fingerprint = S.fingerprint * 1000003u + 0x5157u + (uint32_t)b.buf;
+  if (comm->multiProcess)
+    S.fingerprint = callFingerprint(a, staged);
   int pick = -1;
   if (purlinStatus st =
           pickPlan(c, flat, maxBytes, S.elemSize, !missed.empty(), pick))

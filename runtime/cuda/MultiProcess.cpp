@@ -149,6 +149,7 @@ struct Hello {
   uint32_t vmm; // VMM with POSIX fd handles on this GPU (or forced)
   uint32_t pad;
   uint64_t host; // a hash of the host name: one host only
+  uint64_t staging; // the staging area it asks for (PURLIN_STAGING_BYTES)
   char fdName[80];
 };
 
@@ -211,6 +212,12 @@ purlinStatus initProcessComm(purlinComm_t *out, std::shared_ptr<Bootstrap> boot,
   std::string mode = force ? force : "";
   h.vmm = mode == "ipc" ? 0 : (mode == "vmm" || vmmSupported(device));
   h.host = hostHash();
+  h.staging = kDefaultStagingBytes;
+  if (const char *e = std::getenv("PURLIN_STAGING_BYTES"))
+    h.staging = std::strtoull(e, nullptr, 10);
+  // The smallest any rank asks for: every rank's offsets must fit every
+  // rank's area.
+  c->stagingBytes = (size_t)h.staging;
   bool open = c->fds->open(rank, salt, err);
   std::snprintf(h.fdName, sizeof h.fdName, "%s", c->fds->name().c_str());
   // Everyone exchanges even after a local failure, so peers learn of it.
@@ -251,6 +258,7 @@ purlinStatus initProcessComm(purlinComm_t *out, std::shared_ptr<Bootstrap> boot,
     }
     s.fdNames.push_back(p.fdName);
     s.vmm = s.vmm && p.vmm;
+    c->stagingBytes = std::min(c->stagingBytes, (size_t)p.staging);
   }
   if (mode == "vmm" && !vmmSupported(device)) {
     boot->abort();
@@ -263,25 +271,7 @@ purlinStatus initProcessComm(purlinComm_t *out, std::shared_ptr<Bootstrap> boot,
     return st;
   }
   c->mem = std::make_unique<ProcessPeerMemory>(std::move(s));
-  // The staging area (collective, as every rank reads the same setting).
-  // The smallest size any rank asks for: offsets must fit every rank's.
-  {
-    uint64_t mine = kDefaultStagingBytes;
-    if (const char *e = std::getenv("PURLIN_STAGING_BYTES"))
-      mine = std::strtoull(e, nullptr, 10);
-    std::vector<std::string> all;
-    std::string err;
-    if (!boot->allGather(std::string((const char *)&mine, sizeof mine), all,
-                         err))
-      return fail(PURLIN_ERR_BOOTSTRAP, w + err);
-    for (const std::string &b : all) {
-      uint64_t v = 0;
-      if (b.size() == sizeof v)
-        std::memcpy(&v, b.data(), sizeof v);
-      mine = std::min(mine, v);
-    }
-    c->stagingBytes = (size_t)mine;
-  }
+  // The staging area (collective: every rank agreed on its size above).
   if (c->stagingBytes > 0) {
     std::string err;
     if (!c->mem->allocate((int64_t)c->stagingBytes, c->staging, err)) {
