@@ -181,13 +181,16 @@ int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
     return 1;
   purlinColl_t h = nullptr;
   MP_OK(purlinCollCreate(&h, g.comm, g.c->info, "C=4096"));
-  float *x, *y;
+  // purlinMemAlloc is collective: every rank allocates the symmetric pair,
+  // and rank 1 then launches on buffers of its own instead.
+  float *x, *y, *rx = nullptr, *ry = nullptr;
+  MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&x));
+  MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&y));
   if (rank == 1) {
-    MP_CU(cudaMalloc((void **)&x, 4096 * 4));
-    MP_CU(cudaMalloc((void **)&y, 4096 * 4));
-  } else {
-    MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&x));
-    MP_OK(purlinMemAlloc(g.comm, 4096 * 4, (void **)&y));
+    MP_CU(cudaMalloc((void **)&rx, 4096 * 4));
+    MP_CU(cudaMalloc((void **)&ry, 4096 * 4));
+    x = rx;
+    y = ry;
   }
   int64_t C = 4096;
   void *bufs[2] = {x, y};
@@ -204,10 +207,8 @@ int caseStageMix(const Options &o, const purlinUniqueId &id, int rank) {
               purlinStatusString(st), secs, msg.c_str());
   const int bad = st != PURLIN_ERR_MISMATCH || secs > 5;
   MP_OK(purlinCommAbort(g.comm));
-  if (rank == 1) {
-    cudaFree(x);
-    cudaFree(y);
-  }
+  cudaFree(rx);
+  cudaFree(ry);
   return bad;
 }
 
