@@ -176,6 +176,7 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = 0.0f;
   }
+  void prefetchF8(const char *, int64_t) {}
 
 private:
   bool refuse(const char *why) {

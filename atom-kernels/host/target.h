@@ -185,6 +185,7 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = loadF(base, i + j);
   }
+  void prefetchF8(const char *, int64_t) const {} // no cache to warm
 
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;

@@ -210,6 +210,14 @@ public:
       x.u.r[j] = E::narrow((typename E::Acc)v[j]);
     x.store((typename E::Raw *)base + i);
   }
+  // A hint that the vector at element i of base is read soon (the register
+  // row gives one for every contribution and input of its vectors before
+  // the first load): into L1, without a register or a wait, so the loads
+  // that follow, issued a few at a time, find them there.
+  __device__ void prefetchF8(const char *base, int64_t i) const {
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(
+        base + i * (int64_t)sizeof(typename E::Raw)));
+  }
   __device__ float rowReduce(float v, int op) {
     __shared__ float part[32];
     for (int o = 16; o > 0; o >>= 1)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -18,6 +19,48 @@ struct EpilogueEmitter {
   std::ostream &os;
   const Collective &c;
   const std::function<std::string(const Expr &)> &index;
+  /// The vector form's loads (buffer, index of the vector's first element)
+  /// while its body is printed; null for the element form.
+  mutable std::vector<std::pair<int, std::string>> *vecLoads = nullptr;
+  /// Whether every access of the vector form steps by one element along
+  /// the row (cleared by value() and the stores).
+  mutable bool vecOk = true;
+
+  /// The step of an index expression per step of the clause's last
+  /// coordinate (the row's one inner coordinate, in the vector form), where
+  /// it is a constant; nothing where it is not (a coefficient that is a
+  /// parameter, or an index that is not affine in the coordinate).
+  static std::optional<int64_t> stepIn(const Expr &e, const std::string &v) {
+    if (!e.mentions(v))
+      return 0;
+    const auto &o = e.operands();
+    switch (e.kind()) {
+    case Expr::Kind::Var:
+      return 1; // v itself
+    case Expr::Kind::Neg:
+      if (auto a = stepIn(o[0], v))
+        return -*a;
+      return std::nullopt;
+    case Expr::Kind::Add:
+    case Expr::Kind::Sub: {
+      auto a = stepIn(o[0], v), b = stepIn(o[1], v);
+      if (!a || !b)
+        return std::nullopt;
+      return e.kind() == Expr::Kind::Add ? *a + *b : *a - *b;
+    }
+    case Expr::Kind::Mul:
+      for (int k = 0; k < 2; ++k)
+        if (o[k].kind() == Expr::Kind::Const)
+          if (auto a = stepIn(o[1 - k], v))
+            return o[k].constValue() * *a;
+      return std::nullopt;
+    default: // a division, modulo or table lookup of the coordinate
+      return std::nullopt;
+    }
+  }
+  bool unitStep(const Expr &e, const Clause &cl) const {
+    return stepIn(e, cl.dims.back().name) == std::optional<int64_t>(1);
+  }
 
   /// Whether a call is a row reduction (rowsum, rowmax).
   static bool reduces(const Expr &e) {
@@ -30,7 +73,7 @@ struct EpilogueEmitter {
   /// argument), `/` a true division.
   ///
   /// Row-uniform subexpressions (rowUniform) that are more than a constant
-  /// or a name are computed once per row and pass instead of per element:
+  /// or a name are computed once per row instead of per element:
   /// in the element's code (`hoisted` false) such a subexpression prints as
   /// u[k], its text going to `uni` (the epilogue's `uniform` function,
   /// where `hoisted` is true: a let is then the u[k] its value became, or
@@ -43,12 +86,9 @@ struct EpilogueEmitter {
     if (!hoisted && e.kind() != Expr::Kind::Const && e.kind() != Expr::Kind::Var &&
         rowUniform(e, cl)) {
       std::string text = value(e, cl, folds, uni, letU, true);
-      size_t k = 0;
-      while (k < uni.size() && uni[k] != text)
-        ++k;
-      if (k == uni.size())
-        uni.push_back(text);
-      return "u[" + std::to_string(k) + "]";
+      if (e.kind() == Expr::Kind::Table)
+        return text; // a load: its own u[k] already
+      return uniformSlot(uni, text);
     }
     switch (e.kind()) {
     case Expr::Kind::Const:
@@ -66,9 +106,25 @@ struct EpilogueEmitter {
         }
       return "float(" + index(e) + ")";
     }
-    case Expr::Kind::Table:
-      return "x.load(" + std::to_string(c.bufferIndex(e.name())) + ", " +
-             index(e.operands()[0]) + ")";
+    case Expr::Kind::Table: {
+      const std::string at = index(e.operands()[0]);
+      const int buf = c.bufferIndex(e.name());
+      if (vecLoads && !hoisted) { // the vector form: a slot loaded up front
+        if (!unitStep(e.operands()[0], cl))
+          vecOk = false;
+        size_t k = 0;
+        while (k < vecLoads->size() &&
+               ((*vecLoads)[k].first != buf || (*vecLoads)[k].second != at))
+          ++k;
+        if (k == vecLoads->size())
+          vecLoads->push_back({buf, at});
+        return "ld" + std::to_string(k) + "[j]";
+      }
+      const std::string load = "x.load(" + std::to_string(buf) + ", " + at + ")";
+      // A row-uniform load is a uniform value of its own (firstPasses
+      // issues it in pass 0, so its latency overlaps the first pass).
+      return hoisted ? uniformSlot(uni, load) : load;
+    }
     case Expr::Kind::Call: {
       const bool rowReduction = reduces(e);
       std::vector<std::string> args;
@@ -96,6 +152,17 @@ struct EpilogueEmitter {
       return "(" + a + op + value(e.operands()[1], cl, folds, uni, letU, hoisted) + ")";
     }
     }
+  }
+
+  /// u[k] for the uniform value `text`, added to `uni` where it is new.
+  static std::string uniformSlot(std::vector<std::string> &uni,
+                                 const std::string &text) {
+    size_t k = 0;
+    while (k < uni.size() && uni[k] != text)
+      ++k;
+    if (k == uni.size())
+      uni.push_back(text);
+    return "u[" + std::to_string(k) + "]";
   }
 
   /// Whether an epilogue value is the same for every element of a row: it
@@ -190,19 +257,28 @@ struct EpilogueEmitter {
     for (size_t k = 0; k < nuni; ++k)
       if (first[k] == none)
         first[k] = last;
+    // A load reads an input, there from the start: issued in pass 0.
+    for (size_t k = 0; k < nuni; ++k)
+      if (uni[k].rfind("x.load(", 0) == 0)
+        first[k] = 0;
     return first;
   }
 
-  // An epilogue's struct (exec/Epilogue.h): its statements per element and
-  // pass; pass k folds row reduction k and returns, the last pass stores.
-  void epilogue(size_t k) {
-    const Clause &cl = c.clauses[k];
-    std::vector<std::pair<int, std::string>> folds;
-    std::vector<std::string> uni;
+  /// The statements of one element, in pass `pass` (the body of element()
+  /// or, `vec`, of elementVec's loop over element j: inputs read from the
+  /// slots vecLoads names, stores into st<k>[j] for stored buffer k, and a
+  /// fold's pass ending the element with `continue`). Collects the folds,
+  /// the uniform values, the lets and stored values (for firstPasses), and
+  /// in the vector form the stores' buffer and first index.
+  std::string statements(const Clause &cl, bool vec,
+                         std::vector<std::pair<int, std::string>> &folds,
+                         std::vector<std::string> &uni,
+                         std::vector<std::pair<std::string, std::string>> &lets,
+                         std::vector<std::string> &stores,
+                         std::vector<std::pair<int, std::string>> &vstores) {
     std::map<std::string, size_t> letU; // lets whose value is u[k]
     std::ostringstream body;
-    std::vector<std::pair<std::string, std::string>> lets; // v_NAME, value
-    std::vector<std::string> stores;                       // stored values
+    const char *in = vec ? "      " : "    ";
     for (const EpiStmt &st : cl.epilogue.stmts) {
       size_t before = folds.size();
       std::string v = value(st.value, cl, folds, uni, letU);
@@ -213,17 +289,94 @@ struct EpilogueEmitter {
       else
         stores.push_back(v);
       for (size_t f = before; f < folds.size(); ++f)
-        body << "    if (pass == " << f << ") {\n      acc = purlin_epi_fold("
-             << folds[f].first << ", acc, " << folds[f].second
-             << ");\n      return;\n    }\n";
-      if (!st.let.empty())
-        body << "    const float v_" << st.let << " = " << v << "; (void)v_"
+        body << in << "if (pass == " << f << ") {\n" << in << "  acc = purlin_epi_fold("
+             << folds[f].first << ", acc, " << folds[f].second << ");\n"
+             << in << "  " << (vec ? "continue" : "return") << ";\n" << in << "}\n";
+      if (!st.let.empty()) {
+        body << in << "const float v_" << st.let << " = " << v << "; (void)v_"
              << st.let << ";\n";
-      else
-        body << "    if (pass == kReductions)\n      x.store("
-             << c.bufferIndex(st.buffer) << ", " << index(st.index) << ", "
-             << v << ");\n";
+        continue;
+      }
+      const int buf = c.bufferIndex(st.buffer);
+      if (!vec) {
+        body << in << "if (pass == kReductions)\n" << in << "  x.store(" << buf << ", "
+             << index(st.index) << ", " << v << ");\n";
+        continue;
+      }
+      for (auto &o : vstores)
+        vecOk = vecOk && o.first != buf; // one store per buffer
+      vecOk = vecOk && unitStep(st.index, cl);
+      body << in << "if (pass == kReductions)\n" << in << "  st" << vstores.size()
+           << "[j] = " << v << ";\n";
+      vstores.push_back({buf, index(st.index)});
     }
+    return body.str();
+  }
+
+  /// The vector form of the element code (elementVec, exec/Epilogue.h's
+  /// register row): where the row has one inner coordinate and every input
+  /// read and output stored per element steps by one element along it, the
+  /// kEpiVec elements of a vector run together: each input's kEpiVec values
+  /// are loaded at once before any is used, the statements run for the
+  /// elements in ascending order (the folds in element order, as element()
+  /// does), and each output's values are stored at once after the last.
+  /// Empty when the vector form does not apply.
+  std::string vectorForm(const Clause &cl) {
+    if (cl.dims.size() != cl.epilogue.rows.size() + 1)
+      return "";
+    std::vector<std::pair<int, std::string>> folds, loads, vstores;
+    std::vector<std::string> uni, stores;
+    std::vector<std::pair<std::string, std::string>> lets;
+    vecLoads = &loads;
+    vecOk = true;
+    const std::string body = statements(cl, true, folds, uni, lets, stores, vstores);
+    vecLoads = nullptr;
+    if (!vecOk)
+      return "";
+    std::ostringstream os;
+    os << "  // the vector form's loads, announced before the received values\n"
+       << "  // are loaded (x.prefetch8)\n"
+       << "  template <class X>\n  PURLIN_HD static void prefetchVec(const X &x, "
+          "const int64_t *c, const Params &P) {\n    (void)x; (void)c; (void)P;\n";
+    for (auto &l : loads)
+      os << "    x.prefetch8(" << l.first << ", " << l.second << ");\n";
+    os << "  }\n";
+    os << "  // the vector form: kEpiVec elements of the row from c on, the\n"
+       << "  // received values in rv, each input loaded and each output stored\n"
+       << "  // as one vector (x.load8, x.store8)\n"
+       << "  static constexpr bool kVecForm = true;\n"
+       << "  template <class X>\n  PURLIN_HD static void elementVec(const X &x, int pass, "
+          "const int64_t *c, const Params &P, const float *rv, float &acc, const float *red, "
+          "const float *u) {\n"
+       << "    (void)pass; (void)c; (void)P; (void)acc; (void)red; (void)u;\n";
+    for (size_t k = 0; k < loads.size(); ++k)
+      os << "    float ld" << k << "[kEpiVec];\n    x.load8(" << loads[k].first << ", "
+         << loads[k].second << ", ld" << k << ");\n";
+    for (size_t k = 0; k < vstores.size(); ++k)
+      os << "    float st" << k << "[kEpiVec];\n";
+    os << "PURLIN_UNROLL\n    for (int j = 0; j < kEpiVec; ++j) {\n"
+       << "      const float recv = rv[j]; (void)recv;\n"
+       << body << "    }\n";
+    if (!vstores.empty()) {
+      os << "    if (pass == kReductions) {\n";
+      for (size_t k = 0; k < vstores.size(); ++k)
+        os << "      x.store8(" << vstores[k].first << ", " << vstores[k].second << ", st" << k
+           << ");\n";
+      os << "    }\n";
+    }
+    os << "  }\n";
+    return os.str();
+  }
+
+  // An epilogue's struct (exec/Epilogue.h): its statements per element and
+  // pass; pass k folds row reduction k and returns, the last pass stores.
+  void epilogue(size_t k) {
+    const Clause &cl = c.clauses[k];
+    std::vector<std::pair<int, std::string>> folds, none;
+    std::vector<std::string> uni;
+    std::vector<std::pair<std::string, std::string>> lets; // v_NAME, value
+    std::vector<std::string> stores;                       // stored values
+    const std::string body = statements(cl, false, folds, uni, lets, stores, none);
     os << "// the epilogue of clause " << k << ": rows (";
     for (size_t r = 0; r < cl.epilogue.rows.size(); ++r)
       os << (r ? ", " : "") << cl.epilogue.rows[r];
@@ -234,23 +387,25 @@ struct EpilogueEmitter {
     for (size_t f = 0; f < folds.size(); ++f)
       os << "    if (k == " << f << ") return " << folds[f].first << ";\n";
     os << "    return 0;\n  }\n"
-       << "  // the row-uniform values (u), once per row from the first pass\n"
-       << "  // that uses each (a value that reads a row reduction is used only\n"
-       << "  // in later passes)\n"
+       << "  // the row-uniform values (u), each once per row in the first\n"
+       << "  // pass that uses it (a value that reads a row reduction is used\n"
+       << "  // only in later passes; a load in pass 0)\n"
        << "  static constexpr int kUniforms = " << uni.size() << ";\n"
        << "  template <class X>\n  PURLIN_HD static void uniform(const X &x, int pass, "
           "const int64_t *c, const Params &P, const float *red, float *u) {\n"
        << "    (void)x; (void)pass; (void)c; (void)P; (void)red; (void)u;\n";
     const std::vector<size_t> first = firstPasses(folds, lets, stores, uni);
     for (size_t k = 0; k < uni.size(); ++k)
-      os << "    if (pass >= " << first[k] << ")\n      u[" << k << "] = " << uni[k]
+      os << "    if (pass == " << first[k] << ")\n      u[" << k << "] = " << uni[k]
          << ";\n";
     os << "  }\n"
        << "  template <class X>\n  PURLIN_HD static void element(const X &x, int pass, "
           "const int64_t *c, const Params &P, float &acc, const float *red, const float *u) {\n"
        << "    (void)pass; (void)c; (void)P; (void)acc; (void)red; (void)u;\n"
        << "    const float recv = x.recv(); (void)recv;\n"
-       << body.str() << "  }\n};\n\n";
+       << body << "  }\n";
+    const std::string vec = vectorForm(cl);
+    os << (vec.empty() ? "  static constexpr bool kVecForm = false;\n" : vec) << "};\n\n";
   }
 };
 } // namespace

@@ -66,9 +66,10 @@ public:
     }
     if (code == atoms::kErrMismatch) {
       msg = "a peer called with other arguments than this rank " + where +
-            " (count, element type, op, root or table entries differ); "
-            "the launch stopped before moving data between them; the "
-            "communicator's collectives are unusable";
+            " (count, element type, op, root, table entries, or staged "
+            "buffers beside registered ones differ); the launch stopped "
+            "before moving data between them; the communicator's "
+            "collectives are unusable";
       return PURLIN_ERR_MISMATCH;
     }
     msg = "a wait timed out on the device " + where +

@@ -10,14 +10,21 @@
 //                reduction's argument uses only lower-numbered ones);
 //   reduceOp(k)  kEpiRowSum or kEpiRowMax;
 //   kUniforms, uniform(x, pass, c, P, red, u): the statements' row-uniform
-//                values (no inner coordinate, no recv) into u, once per row
-//                in each pass from the first that uses the value (x reads
-//                inputs: EpiRank);
+//                values (no inner coordinate, no recv) into u, each once per
+//                row in the first pass that uses it (u keeps it for the
+//                later passes; a load of an input in pass 0, so that its
+//                latency overlaps the first pass; x reads inputs: EpiRank);
 //   element(x, pass, c, P, acc, red, u): one name's statements in pass
 //                `pass`: pass k < kReductions folds reduction k's argument
 //                into `acc` and returns; pass kReductions stores. `red[k]`
 //                is reduction k's value for the row, u[j] uniform value j;
-//                `x` reads and stores (EpiElem below).
+//                `x` reads and stores (EpiElem below);
+//   kVecForm, elementVec(x, pass, c, P, rv, acc, red, u): where every
+//                access steps by one element along the row's one inner
+//                coordinate, the statements of kEpiVec consecutive
+//                elements from c (received values rv) at once: each input
+//                loaded and each output stored as one vector (x is an
+//                EpiVecRank), the elements in ascending order.
 // The step (consumeRows) gives each lane whole rows: the row reductions
 // need every element of the row, and a lane's threads reduce them
 // together (Tgt::rowReduce). Two forms:
@@ -28,9 +35,11 @@
 //    every contributor's vector once (Tgt::loadF8, all R issued before
 //    they are combined), combines them in f32 in ascending rank as recv()
 //    does, and runs every pass over the values it holds: the
-//    contributions are read once, whatever the number of reductions; a
-//    vector's stores are held until its last element has run (EpiVecOut),
-//    so its loads are issued together and its stores go out as vectors;
+//    contributions are read once, whatever the number of reductions. Each
+//    vector runs through E::elementVec where the epilogue has the vector
+//    form; otherwise its elements run in turn with their stores held until
+//    the last has run (EpiVecOut), so its loads are issued together and its
+//    stores go out as vectors;
 //  - the general form otherwise: each pass reads the contributions again
 //    (from L2 on a GPU), element by element; correct for any row length
 //    and any layout.
@@ -141,6 +150,32 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
 }
 } // namespace detail
 
+namespace detail {
+/// One vector of the register row in pass `pass` where the epilogue has no
+/// vector form: its elements run in turn (element()), their stores held in
+/// an EpiVecOut and stored as vectors after the last; where a store is off
+/// the runs, the vector runs again storing at once (only the storing pass
+/// stores: acc is not touched again). c is at the vector's first element.
+template <class C, class E, class Tgt>
+PURLIN_HD void epiVecHeld(Tgt &t, const Shared &S, int q, const float *vals,
+                          int pass, int64_t *c, const int64_t *ext,
+                          int64_t first, float &acc, const float *red,
+                          const float *u) {
+  EpiVecOut o;
+PURLIN_UNROLL
+  for (int b = 0; b < kMaxBuffers; ++b)
+    o.held[b] = 0u;
+  o.off = false;
+  epiVecElems<C, E, false>(t, S, q, vals, pass, c, ext, acc, red, u, o);
+  if (!o.off) {
+    epiVecFlush(t, S, q, o);
+    return;
+  }
+  innerAt<C, E>(first, ext, c);
+  epiVecElems<C, E, true>(t, S, q, vals, pass, c, ext, acc, red, u, o);
+}
+} // namespace detail
+
 /// One row in registers (see the head of this file): thread `th` of the
 /// lane owns vectors th, th + threads, ... of the row (a warp's loads are
 /// contiguous); c holds the row coordinates and zero inner coordinates.
@@ -160,6 +195,23 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   if (th < nvec)
     nmine = ((int)nvec - th + T - 1) / T;
   float row[kV][kEpiVec];
+  // Every load of the thread's vectors announced first (Tgt::prefetchF8):
+  // the contributions and, in the vector form, the statements' inputs of
+  // each rank q the row runs for; the loads below, a few at a time in
+  // registers, then wait for one memory round trip in all, not one each.
+PURLIN_UNROLL
+  for (int k = 0; k < kV; ++k) {
+    if (k >= nmine)
+      break;
+    const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+    for (int p = 0; p < S.R; ++p)
+      t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
+    if constexpr (E::kVecForm) {
+      detail::innerAt<C, E>(first, ext, c);
+      for (int q = q0; q < q1; ++q)
+        E::prefetchVec(EpiVecRank<Tgt>{{t, S, q}}, c, P);
+    }
+  }
   {
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
@@ -191,6 +243,7 @@ PURLIN_UNROLL
   float red[E::kReductions + 1] = {0.0f};
   float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
   for (int q = q0; q < q1; ++q)
+PURLIN_UNROLL
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
@@ -199,24 +252,13 @@ PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
-      // the inner coordinates of the vector's first element, then a step
-      // with carry per element
+      // the inner coordinates of the vector's first element
       const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
       detail::innerAt<C, E>(first, ext, c);
-      EpiVecOut o;
-PURLIN_UNROLL
-      for (int b = 0; b < kMaxBuffers; ++b)
-        o.held[b] = 0u;
-      o.off = false;
-      detail::epiVecElems<C, E, false>(t, S, q, row[k], pass, c, ext, acc, red, u, o);
-      if (!o.off) {
-        detail::epiVecFlush(t, S, q, o);
-        continue;
-      }
-      // a store off the runs (only the storing pass stores: acc is not
-      // touched again)
-      detail::innerAt<C, E>(first, ext, c);
-      detail::epiVecElems<C, E, true>(t, S, q, row[k], pass, c, ext, acc, red, u, o);
+      if constexpr (E::kVecForm)
+        E::elementVec(EpiVecRank<Tgt>{{t, S, q}}, pass, c, P, row[k], acc, red, u);
+      else
+        detail::epiVecHeld<C, E>(t, S, q, row[k], pass, c, ext, first, acc, red, u);
     }
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);

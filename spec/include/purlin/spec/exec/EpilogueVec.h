@@ -79,6 +79,43 @@ template <class Tgt, int J, bool kAtOnce> struct EpiVecElem : EpiRank<Tgt> {
 };
 
 namespace detail {
+PURLIN_HD uintptr_t epiVecAlign(const Shared &S);
+} // namespace detail
+
+/// Rank r's buffers as an epilogue's vector form sees them (E::elementVec,
+/// the register row): kEpiVec consecutive elements from index i, widened
+/// and narrowed as EpiRank does, as one vector access where the vector is
+/// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element.
+template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
+  PURLIN_HD bool aligned(const char *base, int64_t i) const {
+    const uintptr_t align = detail::epiVecAlign(this->S);
+    return ((uintptr_t)(base + i * this->S.elemSize) & (align - 1)) == 0;
+  }
+  PURLIN_HD void load8(int buf, int64_t i, float *out) const {
+    const char *base = (const char *)this->S.buf[this->r][buf];
+    if (aligned(base, i)) {
+      this->t.loadF8(base, i, out);
+      return;
+    }
+    for (int j = 0; j < kEpiVec; ++j)
+      out[j] = this->t.loadF(base, i + j);
+  }
+  /// A hint that load8(buf, i) comes soon (Tgt::prefetchF8).
+  PURLIN_HD void prefetch8(int buf, int64_t i) const {
+    this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
+  }
+  PURLIN_HD void store8(int buf, int64_t i, const float *v) const {
+    char *base = (char *)this->S.buf[this->r][buf];
+    if (aligned(base, i)) {
+      this->t.storeF8(base, i, v);
+      return;
+    }
+    for (int j = 0; j < kEpiVec; ++j)
+      this->t.storeF(base, i + j, v[j]);
+  }
+};
+
+namespace detail {
 /// The alignment of a vector of kEpiVec elements for Tgt::loadF8 and
 /// Tgt::storeF8: min(16 bytes, the vector's), a power of 2.
 PURLIN_HD uintptr_t epiVecAlign(const Shared &S) {
