@@ -11,7 +11,9 @@
 #                                       kernels), runs python/tests/gpu with
 #                                       pytest (virtual ranks; then 2, 4, 8
 #                                       processes under a private MPS daemon,
-#                                       PYTEST_MP=0 skips them), the
+#                                       PYTEST_MP=0 skips them; PYTEST_ARGS,
+#                                       PYTEST_MP_ARGS: more pytest
+#                                       arguments, e.g. -k), the
 #                                       benchmark, and the C API's figure
 #                                       (purlin-bench) for comparison
 set -uo pipefail
@@ -61,7 +63,7 @@ run)
   t0=$(date +%s)
   if [ "${PYTEST:-1}" = 1 ]; then  # PYTEST=0: the benchmarks alone
     timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \
-      python/tests/gpu/test_gpu.py 2>&1 | tee "$LOG/pytest.log" | tail -40
+      python/tests/gpu/test_gpu.py ${PYTEST_ARGS:-} 2>&1 | tee "$LOG/pytest.log" | tail -40
     echo "== pytest (virtual ranks): $(( $(date +%s) - t0 )) s"
   fi
   # One process per GPU: 2, 4, 8 processes under an MPS daemon of our own
@@ -75,7 +77,7 @@ run)
     export PURLIN_MP_REPORT=$LOG/mp-ranks.txt
     t0=$(date +%s)
     timeout "${PYTEST_MP_TIMEOUT:-240}" python3 -m pytest -q -p no:cacheprovider \
-      --durations=4 python/tests/gpu/test_mp.py 2>&1 | tee "$LOG/pytest-mp.log" | tail -30
+      --durations=4 python/tests/gpu/test_mp.py ${PYTEST_MP_ARGS:-} 2>&1 | tee "$LOG/pytest-mp.log" | tail -30
     echo "== pytest (processes): $(( $(date +%s) - t0 )) s"
     cat "$PURLIN_MP_REPORT" 2>/dev/null
     echo quit | nvidia-cuda-mps-control >/dev/null 2>&1

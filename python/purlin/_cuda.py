@@ -3,6 +3,7 @@ collective_source.h) through ctypes, and a collective on it whose kernels
 NVRTC compiles from purlinc's output at first use (no nvcc)."""
 import ctypes
 import functools
+import struct
 
 from . import _arrays, _host, _paths
 from .errors import bind_signatures, check_status
@@ -64,6 +65,19 @@ def check(status, what):
     check_status(status, what, lib().purlinGetLastError)
 
 
+def _untyped(L, name):
+    """L's function `name` without argtypes (a copy: lib()'s keeps them),
+    for a call made very often whose arguments are exactly the C types
+    already (a c_void_p, a byref()): ctypes then passes them as they are,
+    skipping from_param (about a third of the call's ctypes cost). Anything
+    else than a CDLL (a test's stand-in) gives its function as it is."""
+    if not isinstance(L, ctypes.CDLL):
+        return getattr(L, name)
+    f = L[name]
+    f.restype = getattr(L, name).restype
+    return f
+
+
 class CudaColl:
     """One collective on a CUDA communicator. The description and sizes come
     from its host build (the host C API); instances of the C API are made
@@ -90,9 +104,13 @@ class CudaColl:
         self.prepared = set()
         self.graveyard = []  # instances a larger one replaced (kernels may run)
         self.nbuf = len(self.buffers)
-        self.ptrs = (_p * (comm.local_ranks * self.nbuf))()
+        n = comm.local_ranks * self.nbuf
+        self.ptrs = (_p * n)()
+        # Writes a call's n addresses into ptrs in one C call (assigning the
+        # ctypes array converts element by element).
+        self.pack_ptrs = functools.partial(struct.Struct(f"{n}P").pack_into, self.ptrs, 0)
         self.stream = (_p * 1)()
-        self.args_cache = {}
+        self.launchers = {}  # (dt, op, vals) -> launcher(), for this instance
 
     # -- the generic path (Collective) -----------------------------------
     def elems(self, b, i):
@@ -139,7 +157,7 @@ class CudaColl:
         if self.coll is not None:
             self.graveyard.append(self.coll)
         self.coll, self.maxima, self.prepared = h, grown, set()
-        self.args_cache = {}
+        self.launchers = {}  # they hold the instance replaced
         L = lib()
         self.scalar_names = [L.purlinCollScalarName(h, i).decode()
                              for i in range(L.purlinCollScalarCount(h))]
@@ -162,25 +180,41 @@ class CudaColl:
     def launch_fast(self, dt, op, vals, ptrs, tables=()):
         """Launches on the current torch stream: dt, op as numbers, vals the
         scalars in the C API's order, ptrs [rank * nbuffers + buffer]."""
+        self.launcher(dt, op, vals, tables)(ptrs)
+
+    def launcher(self, dt, op, vals, tables=()):
+        """launch_fast for these dt, op, vals as a function of ptrs alone:
+        the arguments (purlinArgs, its pointer, the C function, the stream
+        getter) bound once, so that a call repeated (the standard calls'
+        eager path) does only what changes: the addresses, the stream, the C
+        call. Kept in self.launchers until fit() makes a larger instance."""
         key = (dt, op, vals)
-        a = self.args_cache.get(key)
-        if a is None:
-            if (dt, op) not in self.prepared:
-                self.prepare([dt], [op if op else 1])
-                self.prepared.add((dt, op))
-            sc = (_i64 * max(1, len(vals)))(*vals)
-            tb = (_i64 * max(1, len(tables)))(*tables)
-            a = Args(dt, op, sc, len(vals), tb if tables else None, len(tables),
-                     self.ptrs, self.stream)
-            a._keep = (sc, tb)
-            if not tables:
-                self.args_cache[key] = a
-        self.ptrs[:] = ptrs
-        self.stream[0] = self.comm.current_stream()
-        self.last_args = a
-        st = lib().purlinLaunch(self.coll, ctypes.byref(a))
-        if st:
-            check(st, self.name)
+        f = self.launchers.get(key)
+        if f is not None:
+            return f
+        if (dt, op) not in self.prepared:
+            self.prepare([dt], [op if op else 1])
+            self.prepared.add((dt, op))
+        sc = (_i64 * max(1, len(vals)))(*vals)
+        tb = (_i64 * max(1, len(tables)))(*tables)
+        a = Args(dt, op, sc, len(vals), tb if tables else None, len(tables),
+                 self.ptrs, self.stream)
+        a._keep = (sc, tb)
+        coll, ref, c_launch = self.coll, ctypes.byref(a), _untyped(lib(), "purlinLaunch")
+        pack, stream, current = self.pack_ptrs, self.stream, self.comm.stream_getter()
+        name = self.name
+
+        def f(ptrs):
+            pack(*ptrs)
+            stream[0] = current()
+            self.last_args = a
+            st = c_launch(coll, ref)
+            if st:
+                check(st, name)
+
+        if not tables:
+            self.launchers[key] = f
+        return f
 
     def last_plan(self):
         return lib().purlinCollLastPlan(self.coll).decode() if self.coll else None
@@ -191,7 +225,7 @@ class CudaColl:
         L = lib()
         for h in self.graveyard + ([self.coll] if self.coll else []):
             L.purlinCollDestroy(h)
-        self.graveyard, self.coll = [], None
+        self.graveyard, self.coll, self.launchers = [], None, {}
         if getattr(self, "info", None):
             L.purlinCollectiveFree(self.info)
             self.info = None

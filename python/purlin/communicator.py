@@ -32,10 +32,15 @@ def examples_dir():
                             "not found; set PURLIN_EXAMPLES")
 
 
+_OP_NAMES = ("sum", "prod", "min", "max", "avg")
+
+
 def op_name(op):
     """"sum", torch.distributed.ReduceOp.SUM, ... as purlin's op name."""
+    if op.__class__ is str and op in _OP_NAMES:  # one already: every eager call
+        return op
     s = str(op).lower().rsplit(".", 1)[-1]
-    if s not in ("sum", "prod", "min", "max", "avg"):
+    if s not in _OP_NAMES:
         raise ValueError(f"op {op!r} is not a reduction purlin has "
                          "(sum, prod, min, max, avg)")
     return s

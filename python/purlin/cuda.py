@@ -11,6 +11,8 @@ are the custom ops of torch_ops.py.
 """
 import atexit
 import ctypes
+import functools
+import operator
 
 import torch
 
@@ -26,6 +28,11 @@ _ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 _COMMS = {}  # id -> communicator, for the custom ops
 _COLLS = []  # index -> Collective called under torch.compile (purlin::call_)
+
+# Bound once, as every eager call asks (Dynamo knows the function itself,
+# under any name, and traces it as True).
+_is_compiling = torch.compiler.is_compiling
+_Tensor = torch.Tensor
 
 
 def _close_all():
@@ -64,6 +71,7 @@ class CudaCommunicator(Communicator):
         self.id = len(_COMMS)
         _COMMS[self.id] = self
         self._impls = []  # every CudaColl made here, closed with the comm
+        self._calls = {}  # run_standard's checked constants, see _StdCall
         if len(_COMMS) == 1:
             # Before the interpreter tears down torch and the CUDA runtime:
             # free purlin's memory while they still answer.
@@ -103,6 +111,7 @@ class CudaCommunicator(Communicator):
             impl.close()
         self._impls = []
         self._std = {}
+        self._calls = {}
         self._release()
         _cuda.lib().purlinCommDestroy(self.handle)
         self.handle = None
@@ -117,6 +126,14 @@ class CudaCommunicator(Communicator):
         if raw is not None:  # an int, without making a Stream object
             return raw(self.index)
         return torch.cuda.current_stream(self.index).cuda_stream
+
+    def stream_getter(self):
+        """current_stream as a function of no argument, cheapest to call:
+        torch's raw getter with this GPU bound (a launch asks every time)."""
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return functools.partial(raw, self.index)
+        return self.current_stream
 
     def check_array(self, info, what, rank):
         if info.device != self.device:
@@ -151,9 +168,6 @@ class CudaCommunicator(Communicator):
         process reach any memory: nothing to do (a no-op)."""
 
     # -- the standard calls: custom ops under torch.compile, else direct --
-    def _compiling(self):
-        return torch.compiler.is_compiling()
-
     def _ranks(self, t):
         """One process per GPU takes this rank's tensor alone."""
         if self.local_ranks == 1 and isinstance(t, torch.Tensor):
@@ -162,25 +176,25 @@ class CudaCommunicator(Communicator):
 
     def all_reduce(self, tensors, op="sum"):
         tensors = self._ranks(tensors)
-        if self._compiling():
+        if _is_compiling():
             return torch.ops.purlin.all_reduce_(tensors, self.id, op_name(op))
         self.run_standard("all_reduce", tensors, tensors, 0, op_name(op))
 
     def broadcast(self, tensors, src=0):
         tensors = self._ranks(tensors)
-        if self._compiling():
+        if _is_compiling():
             return torch.ops.purlin.broadcast_(tensors, self.id, int(src))
         self.run_standard("broadcast", tensors, tensors, src, "sum")
 
     def reduce(self, tensors, dst=0, op="sum"):
         tensors = self._ranks(tensors)
-        if self._compiling():
+        if _is_compiling():
             return torch.ops.purlin.reduce_(tensors, self.id, int(dst), op_name(op))
         self.run_standard("reduce", tensors, tensors, dst, op_name(op))
 
     def _out_of_place(self, name, output, input, root=0, op="sum"):
         output, input = self._ranks(output), self._ranks(input)
-        if self._compiling():
+        if _is_compiling():
             return torch.ops.purlin.collective(input, output, self.id, name, int(root), op)
         self.run_standard(name, input, output, root, op)
 
@@ -203,7 +217,7 @@ class CudaCommunicator(Communicator):
         """Under torch.compile: the call as purlin::call_, its buffers
         flattened (inputs, then outputs; an input given as the same list as
         an output travels once, as that output) and the rest as text."""
-        if not torch.compiler.is_compiling():
+        if not _is_compiling():
             return False
         ins, outs, layout, params = [], [], [], []
         kwargs = dict(kwargs)
@@ -232,38 +246,91 @@ class CudaCommunicator(Communicator):
 
     def run_standard(self, name, xs, ys, root, op):
         """The eager path of a standard call: the checks in Python, one
-        launch through the C API (no binding text, cached arguments)."""
-        R, L, r0 = self.nranks, self.local_ranks, self.first_rank
-        torch = self.torch
+        launch through the C API (no binding text, cached arguments).
+
+        Its cost is per call, so only what can change between two calls is
+        looked at every time: each tensor's class, dtype, device, contiguity,
+        size and address (an existing tensor's can change: ``set_``,
+        ``.data =``), in one pass that stops at the first doubt and then
+        reruns the checks one by one for the exact error (_check_tensors).
+        What follows from the call's constants alone (the first input's
+        dtype and size, root, op: the size and root checks, the element
+        type's number, the collective, its launcher) is worked out once per
+        combination (self._calls)."""
+        L = self.local_ranks
         if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
             raise TypeError(f"{name}: takes a list of {L} tensors, one per rank")
         if len(xs) != L or len(ys) != L:
             raise ValueError(f"{name}: {len(xs)} inputs and {len(ys)} outputs; "
                              f"the communicator has {L} ranks in this process")
         x0 = xs[0]
-        if not isinstance(x0, torch.Tensor):
+        if not isinstance(x0, _Tensor):
             raise TypeError(f"{name}: expected torch tensors, got {type(x0).__name__}")
-        dt = _arrays._TORCH.get(str(x0.dtype))
+        xdt, nx = x0.dtype, x0.numel()
+        call = self._calls.get((name, xdt, nx, root, op))
+        if call is None:
+            call = self._std_call(name, xdt, nx, root, op)
+        inplace = xs is ys
+        ps = []
+        if (_addresses(xs, xdt, self.index, call.nx, ps)
+                and (inplace or _addresses(ys, xdt, self.index, call.ny, ps))):
+            ptrs = call.layout[inplace](ps)
+        else:
+            ptrs = self._check_tensors(name, xs, ys, call)
+        launch = call.impl.launchers.get(call.key) if call.impl else None
+        if launch is None:
+            launch = self._std_launcher(name, call)
+        launch(ptrs)
+
+    def _std_call(self, name, xdt, nx, root, op):
+        """run_standard's checks of the call's constants (raising as each
+        call would), their results kept for the next call like it."""
+        R, r0 = self.nranks, self.first_rank
+        dt = _arrays._TORCH.get(str(xdt))
         if dt is None:
-            raise TypeError(f"{name}: torch dtype {x0.dtype} is not one purlin "
+            raise TypeError(f"{name}: torch dtype {xdt} is not one purlin "
                             f"moves ({', '.join(_arrays.DTYPES)})")
         fx, fy = _SHAPES[name]
         fx = R if fx == "R" else fx
         fy = R if fy == "R" else fy
-        nx = x0.numel()
         C = nx // fx
         if C * fx != nx:
             raise ValueError(f"{name}: input of rank {r0} has {nx} elements, not "
                              f"a multiple of the {R} ranks")
         if name in _ROOTED and not 0 <= int(root) < R:
             raise ValueError(f"{name}: root {root} outside [0, {R})")
+        call = _StdCall(fx, fy, C, int(root), _arrays.DTYPES.index(dt),
+                        _arrays.OPS.index(op) if name in _REDUCES else 0,
+                        (_interleave(self.local_ranks, False),
+                         _interleave(self.local_ranks, True)))
+        if len(self._calls) >= 4096:  # sizes without end (or odd roots): anew
+            self._calls.clear()
+        self._calls[(name, xdt, nx, root, op)] = call
+        return call
+
+    def _std_launcher(self, name, call):
+        """The collective's launcher for a call (first use, or after its
+        instance was replaced by a larger one)."""
+        impl = call.impl = self.standard(name).impl
+        C = call.C
+        if impl.coll is None or impl.maxima.get("C", 0) < C:
+            impl.fit({"C": C})
+        vals = tuple(C if n == "C" else call.root for n in impl.scalar_names)
+        call.key = (call.dt, call.op, vals)
+        return impl.launcher(*call.key)
+
+    def _check_tensors(self, name, xs, ys, call):
+        """Every tensor checked one by one, raising for the first mistake;
+        the addresses [rank * 2 + buffer] when there is none (a subclass of
+        torch.Tensor: run_standard's quick pass takes torch.Tensor alone)."""
+        r0, C = self.first_rank, call.C
         inplace = xs is ys
         ptrs = []
         dev = self.index
-        xdt = x0.dtype
-        for k in range(L):
+        xdt = xs[0].dtype
+        for k in range(self.local_ranks):
             r = r0 + k
-            for t, f, what in ((xs[k], fx, "input"), (ys[k], fy, "output")):
+            for t, f, what in ((xs[k], call.fx, "input"), (ys[k], call.fy, "output")):
                 if (type(t) is not torch.Tensor and not isinstance(t, torch.Tensor)):
                     raise TypeError(f"{name}: {what} of rank {r} is a "
                                     f"{type(t).__name__}, not a torch tensor")
@@ -284,12 +351,46 @@ class CudaCommunicator(Communicator):
                 if inplace:  # the output is the input: checked once
                     ptrs.append(p)
                     break
-        impl = self.standard(name).impl
-        if impl.coll is None or impl.maxima.get("C", 0) < C:
-            impl.fit({"C": C})
-        vals = tuple(C if n == "C" else int(root) for n in impl.scalar_names)
-        opn = _arrays.OPS.index(op) if name in _REDUCES else 0
-        impl.launch_fast(_arrays.DTYPES.index(dt), opn, vals, ptrs)
+        return ptrs
+
+
+class _StdCall:
+    """What run_standard works out once for a standard call's constants
+    (name, first input's dtype and size, root, op): the elements each input
+    and output has (nx, ny: fx, fy times C), the element type's and op's
+    numbers, and, from the first launch on, the collective (impl) and its
+    launcher's key; layout[inplace] puts the addresses in the C API's
+    order."""
+    __slots__ = ("fx", "fy", "nx", "ny", "C", "root", "dt", "op", "layout",
+                 "impl", "key")
+
+    def __init__(self, fx, fy, C, root, dt, op, layout):
+        self.fx, self.fy, self.nx, self.ny, self.C = fx, fy, fx * C, fy * C, C
+        self.root, self.dt, self.op, self.layout = root, dt, op, layout
+        self.impl = self.key = None
+
+
+def _addresses(ts, dt, dev, n, out):
+    """Appends each tensor's address to out while it is a torch.Tensor of
+    dtype dt on device dev, contiguous, of n elements; whether all were.
+    run_standard's checks as one pass with no message: a False sends the
+    call through _check_tensors."""
+    T = _Tensor
+    for t in ts:
+        if (t.__class__ is not T or t.dtype is not dt or t.get_device() != dev
+                or not t.is_contiguous() or t.numel() != n):
+            return False
+        out.append(t.data_ptr())
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _interleave(L, inplace):
+    """The C layout [rank * 2 + buffer] of the addresses run_standard gathers
+    (the inputs', then the outputs' unless in place), as one C call."""
+    if inplace:
+        return operator.itemgetter(*(k for k in range(L) for _ in (0, 1)))
+    return operator.itemgetter(*(i for k in range(L) for i in (k, L + k)))
 
 
 def _same_buffers(a, b):

@@ -124,6 +124,39 @@ class CudaBinding(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "root 2 outside"):
             self.comm.broadcast(xs, src=2)
 
+    def test_repeated_calls(self):
+        # The eager path keeps what follows from a call's constants; what a
+        # tensor is is looked at on every call (an existing tensor can change:
+        # set_, .data =, resize_), and an instance grown meanwhile is used.
+        torch = self.torch
+        self.api.scalars = [b"C"]
+        xs = self.tensors(100)
+        p = [t.data_ptr() for t in xs]
+        self.comm.all_reduce(xs)
+        self.comm.all_reduce(xs)
+        want = (0, 1, [100], [p[0], p[0], p[1], p[1]], 0xABC)
+        self.assertEqual(self.api.launches(), [want, want])
+        xs[1].p = 0x7770000  # its storage replaced
+        self.comm.all_reduce(xs)
+        self.assertEqual(self.api.launches()[0][3], [p[0], p[0], 0x7770000, 0x7770000])
+        for attr, value, msg in (("c", False, "input of rank 1 is not contiguous"),
+                                 ("n", 50, "input of rank 1 has 50 elements"),
+                                 ("dtype", torch.float16, "rank 1 is torch.float16"),
+                                 ("device", torch.device("cpu"), "rank 1 is on cpu")):
+            old = getattr(xs[1], attr)
+            setattr(xs[1], attr, value)
+            with self.assertRaisesRegex((TypeError, ValueError), msg):
+                self.comm.all_reduce(xs)
+            setattr(xs[1], attr, old)
+        with self.assertRaisesRegex(TypeError, "input of rank 1 is a str"):
+            self.comm.all_reduce([xs[0], "x"])
+        self.api.calls.clear()
+        self.comm.all_reduce(self.tensors(10000))  # a larger instance
+        self.comm.all_reduce(xs)
+        creates = [c for c in self.api.calls if c[0] == "purlinCollCreate"]
+        self.assertEqual(creates, [("purlinCollCreate", b"C=16384")])
+        self.assertEqual([c[2] for c in self.api.launches()], [[10000], [100]])
+
     def test_user_collective_and_torch_compile(self):
         self.api.scalars = [b"C"]
         xs, ys = self.tensors(100), self.tensors(200)

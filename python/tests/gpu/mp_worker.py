@@ -261,7 +261,9 @@ def timing(comm, pools):
     from purlin import _cuda
     impl = comm.standard("all_reduce").impl
     args = impl.last_args  # the 8 KiB call's
-    launch, ref = _cuda.lib().purlinLaunch, _cuda.ctypes.byref(args)
+    # As the eager path calls it (_cuda._untyped: without argtypes).
+    launch = _cuda._untyped(_cuda.lib(), "purlinLaunch")
+    ref = _cuda.ctypes.byref(args)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(n):
