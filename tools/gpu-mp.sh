@@ -28,7 +28,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-mp}
-COLLS="all_reduce all_gather reduce_scatter all_to_all broadcast reduce gather scatter"
+# Every example but all_to_all_v (tables: purlin-gpu-test covers them) and
+# the fused epilogues (not bitwise on a GPU: tools/gpu-epilogue.sh).
+COLLS="all_reduce all_gather reduce_scatter all_to_all broadcast reduce gather scatter
+  all_gather_interleaved reduce_scatter_columns shift halo all_reduce_groups all_reduce_2d"
 case "$mode" in
 gen)
   P=${PURLINC:-build/bin/purlinc}
@@ -116,6 +119,9 @@ run)
   run callbacks-4 45 $T --ranks 4 --case callbacks
   run mismatch-4 45 $T --ranks 4 --case mismatch
   run stagemix-2 45 $T --ranks 2 --case stagemix
+  # every element type and op (the pairs not built ahead compiled first,
+  # NVRTC, into one cache the processes share)
+  PURLIN_CACHE_DIR=$B/cubin-cache run coll-types-2 300 $T --ranks 2 --case coll --quick --all-types
   PURLIN_MP_MEMORY=vmm run coll-vmm-4 200 $T --ranks 4 --case coll --quick
   PURLIN_MP_MEMORY=vmm run coll-vmm-8 200 $T --ranks 8 --case coll --quick
   run bench-8 60 $T --ranks 8 --case bench

@@ -20,7 +20,7 @@ namespace mptest {
 struct Options {
   int R = 2;
   std::string cas;
-  bool quick = false, large = false;
+  bool quick = false, large = false, allTypes = false;
   std::vector<std::pair<std::string, const purlin_collective_info *>> colls;
 };
 

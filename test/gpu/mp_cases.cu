@@ -4,6 +4,7 @@
 // rank whose check fails goes on, so its peers never wait for it).
 #include "MpCommon.h"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -223,9 +224,27 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
     DType t;
     RedOp op;
   };
-  const TO types[] = {{DType::F32, RedOp::Sum},
-                      {DType::BF16, RedOp::Sum},
-                      {DType::I32, RedOp::Max}};
+  std::vector<TO> types = {{DType::F32, RedOp::Sum},
+                           {DType::BF16, RedOp::Sum},
+                           {DType::I32, RedOp::Max}};
+  // --all-types: every element type (sizes 1, 2, 4 and 8 bytes) with sum,
+  // and the other ops on three types of different kinds and sizes
+  const std::vector<int> allDtypes = [] {
+    std::vector<int> v;
+    for (int d = 0; d < kNumDTypes; ++d)
+      v.push_back(d);
+    return v;
+  }();
+  const DType opTypes[] = {DType::F16, DType::I64, DType::U8};
+  const RedOp moreOps[] = {RedOp::Prod, RedOp::Min, RedOp::Max, RedOp::Avg};
+  if (o.allTypes) {
+    types.clear();
+    for (int d : allDtypes)
+      types.push_back({(DType)d, RedOp::Sum});
+    for (DType t : opTypes)
+      for (RedOp op : moreOps)
+        types.push_back({t, op});
+  }
   int passed = 0, failed = 0;
   for (const Coll &c : loadColls(o)) {
     if (c.tables)
@@ -235,6 +254,22 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
       maxC = 1 << 24; // 64 MiB of f32 per rank
     purlinColl_t h;
     MP_OK(purlinCollCreate(&h, comm, c.info, maxParams(c, R, maxC).c_str()));
+    if (o.allTypes) { // the pairs' kernels first (NVRTC, in parallel)
+      auto t0 = std::chrono::steady_clock::now();
+      const int sum = (int)RedOp::Sum;
+      MP_OK(purlinCollPrepare(h, allDtypes.data(), (int)allDtypes.size(), &sum, 1));
+      if (c.reduces) {
+        std::vector<int> ts, os;
+        for (DType t : opTypes)
+          ts.push_back((int)t);
+        for (RedOp op : moreOps)
+          os.push_back((int)op);
+        MP_OK(purlinCollPrepare(h, ts.data(), (int)ts.size(), os.data(), (int)os.size()));
+      }
+      if (rank == 0)
+        std::printf("rank 0: %s: every pair prepared in %.1f s\n", c.name.c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
     // Pools as large as the largest buffer at the largest count, 4-byte
     // elements: purlinMemAlloc'd, and cudaMalloc'd + registered.
     std::vector<int64_t> sc;
@@ -255,7 +290,13 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
     }
     const char *modes[] = {"purlinMemAlloc", "registered", "staged"};
     for (int mode = 0; mode < 3; ++mode)
-      for (const TO &to : types)
+      for (size_t ti = 0; ti < types.size(); ++ti) {
+        const TO &to = types[ti];
+        bool seen = false; // a copy collective takes each type once
+        for (size_t tj = 0; tj < ti && !c.reduces; ++tj)
+          seen |= types[tj].t == to.t;
+        if (seen)
+          continue;
         for (int64_t C : counts)
           for (int inplace = 0; inplace < 2; ++inplace) {
             RedOp op = c.reduces ? to.op : RedOp::Copy;
@@ -290,6 +331,7 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
                           modes[mode], what.c_str());
             passed += r == 0;
           }
+      }
     if (o.large && c.name == "all_reduce") {
       std::string what;
       int r = checkedLaunch(comm, h, c, R, rank, 1 << 24, DType::F32,

@@ -7,8 +7,11 @@
 //
 //   purlin-mp-test                 argument checks (no GPU needed), then
 //                                  `--ranks 2 --case coll --quick` on a GPU
-//   purlin-mp-test --ranks N --case CASE [--quick] [--large]
-// CASE: coll     every linked collective without tables, f32/bf16/i32,
+//   purlin-mp-test --ranks N --case CASE [--quick] [--large] [--all-types]
+// CASE: coll     every linked collective without tables, f32/bf16/i32
+//                (--all-types: every element type with sum, and prod, min,
+//                max and avg on f16, i64 and u8; the pairs not built ahead
+//                of time compiled first with purlinCollPrepare, NVRTC),
 //                counts 0 .. 1M (--large: + 16M f32 all_reduce), out of
 //                place and in place, buffers from purlinMemAlloc and
 //                registered cudaMalloc buffers, each rank's outputs checked
@@ -231,9 +234,11 @@ int main(int argc, char **argv) {
       o.quick = true;
     else if (a == "--large")
       o.large = true;
+    else if (a == "--all-types")
+      o.allTypes = true;
     else {
       std::printf("usage: purlin-mp-test [--ranks N --case CASE] [--quick] "
-                  "[--large]\n");
+                  "[--large] [--all-types]\n");
       return 2;
     }
   }
