@@ -320,8 +320,9 @@ struct EpilogueEmitter {
   /// are loaded at once before any is used, the statements run for the
   /// elements in ascending order (the folds in element order, as element()
   /// does), and each output's values are stored at once after the last.
-  /// Empty when the vector form does not apply.
-  std::string vectorForm(const Clause &cl) {
+  /// Empty when the vector form does not apply (or its uniform values
+  /// would not be element()'s: `elementUni`).
+  std::string vectorForm(const Clause &cl, const std::vector<std::string> &elementUni) {
     if (cl.dims.size() != cl.epilogue.rows.size() + 1)
       return "";
     std::vector<std::pair<int, std::string>> folds, loads, vstores;
@@ -331,7 +332,9 @@ struct EpilogueEmitter {
     vecOk = true;
     const std::string body = statements(cl, true, folds, uni, lets, stores, vstores);
     vecLoads = nullptr;
-    if (!vecOk)
+    // the body reads u[k] as element() does: the same uniform values, in
+    // the same order (one traversal of the same statements)
+    if (!vecOk || uni != elementUni)
       return "";
     std::ostringstream os;
     os << "  // the vector form's loads, announced before the received values\n"
@@ -404,7 +407,7 @@ struct EpilogueEmitter {
        << "    (void)pass; (void)c; (void)P; (void)acc; (void)red; (void)u;\n"
        << "    const float recv = x.recv(); (void)recv;\n"
        << body << "  }\n";
-    const std::string vec = vectorForm(cl);
+    const std::string vec = vectorForm(cl, uni);
     os << (vec.empty() ? "  static constexpr bool kVecForm = false;\n" : vec) << "};\n\n";
   }
 };
