@@ -241,7 +241,7 @@ PURLIN_UNROLL
   // element code computes in every pass may read them before they are
   // (its value is used only in later passes).
   float red[E::kReductions + 1] = {0.0f};
-  float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
+  float u[E::kUniforms + 1] = {0.0f}; // each set in its first pass, kept after
   for (int q = q0; q < q1; ++q)
 PURLIN_UNROLL
   for (int pass = 0; pass <= E::kReductions; ++pass) {
@@ -276,7 +276,7 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
                              const int64_t *ext, int64_t ninner) {
   const Params &P = x.S.P;
   float red[E::kReductions + 1] = {0.0f}; // as in consumeRowsVec
-  float u[E::kUniforms + 1] = {0.0f}; // each set from its first pass on
+  float u[E::kUniforms + 1] = {0.0f}; // each set in its first pass, kept after
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
     float acc = purlin_epi_identity(rop);
