@@ -121,19 +121,15 @@ class CudaCommunicator(Communicator):
         """What the communicator holds besides its collectives (symmetric
         memory, registrations: ProcessCommunicator), freed before it."""
 
-    def current_stream(self):
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        if raw is not None:  # an int, without making a Stream object
-            return raw(self.index)
-        return torch.cuda.current_stream(self.index).cuda_stream
-
     def stream_getter(self):
-        """current_stream as a function of no argument, cheapest to call:
-        torch's raw getter with this GPU bound (a launch asks every time)."""
+        """The current torch stream of this GPU (its handle, an int) as a
+        function of no argument, cheapest to call: torch's raw getter with
+        this GPU bound, without making a Stream object (a launch asks every
+        time)."""
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         if raw is not None:
             return functools.partial(raw, self.index)
-        return self.current_stream
+        return lambda: torch.cuda.current_stream(self.index).cuda_stream
 
     def check_array(self, info, what, rank):
         if info.device != self.device:
