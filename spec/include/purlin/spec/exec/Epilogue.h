@@ -143,9 +143,8 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
     }
     stride *= ext[d];
   }
-  const uintptr_t align = epiVecAlign(S); // a power of 2
   for (int p = 0; p < S.R && ok; ++p)
-    ok = ((uintptr_t)(mappedSource<C>(S, src, p) + i0 * S.elemSize) & (align - 1)) == 0;
+    ok = epiVecAligned(S, mappedSource<C>(S, src, p), i0);
   return ok;
 }
 } // namespace detail

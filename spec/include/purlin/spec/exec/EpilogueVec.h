@@ -79,7 +79,13 @@ template <class Tgt, int J, bool kAtOnce> struct EpiVecElem : EpiRank<Tgt> {
 };
 
 namespace detail {
-PURLIN_HD uintptr_t epiVecAlign(const Shared &S);
+/// Whether the kEpiVec elements from element i of `base` are aligned for
+/// Tgt::loadF8 and Tgt::storeF8: on min(16 bytes, the vector's size).
+PURLIN_HD bool epiVecAligned(const Shared &S, const char *base, int64_t i) {
+  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
+  const uintptr_t align = (uintptr_t)(vbytes < 16 ? vbytes : 16); // a power of 2
+  return ((uintptr_t)(base + i * S.elemSize) & (align - 1)) == 0;
+}
 } // namespace detail
 
 /// Rank r's buffers as an epilogue's vector form sees them (E::elementVec,
@@ -87,13 +93,9 @@ PURLIN_HD uintptr_t epiVecAlign(const Shared &S);
 /// and narrowed as EpiRank does, as one vector access where the vector is
 /// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element.
 template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
-  PURLIN_HD bool aligned(const char *base, int64_t i) const {
-    const uintptr_t align = detail::epiVecAlign(this->S);
-    return ((uintptr_t)(base + i * this->S.elemSize) & (align - 1)) == 0;
-  }
   PURLIN_HD void load8(int buf, int64_t i, float *out) const {
     const char *base = (const char *)this->S.buf[this->r][buf];
-    if (aligned(base, i)) {
+    if (detail::epiVecAligned(this->S, base, i)) {
       this->t.loadF8(base, i, out);
       return;
     }
@@ -106,7 +108,7 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
   }
   PURLIN_HD void store8(int buf, int64_t i, const float *v) const {
     char *base = (char *)this->S.buf[this->r][buf];
-    if (aligned(base, i)) {
+    if (detail::epiVecAligned(this->S, base, i)) {
       this->t.storeF8(base, i, v);
       return;
     }
@@ -116,12 +118,6 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
 };
 
 namespace detail {
-/// The alignment of a vector of kEpiVec elements for Tgt::loadF8 and
-/// Tgt::storeF8: min(16 bytes, the vector's), a power of 2.
-PURLIN_HD uintptr_t epiVecAlign(const Shared &S) {
-  const int64_t vbytes = (int64_t)kEpiVec * S.elemSize;
-  return (uintptr_t)(vbytes < 16 ? vbytes : 16);
-}
 /// c's inner coordinates = element `e` of the row (row-major); with one
 /// inner coordinate (e < its extent) without a division.
 template <class C, class E>
@@ -163,25 +159,24 @@ PURLIN_HD void epiVecElems(Tgt &t, const Shared &S, int r, const float *vals,
                                            red, u, o);
   }
 }
-/// Stores what `o` holds of rank r's outputs: each buffer's run as one
-/// vector where it is whole and aligned, else element by element.
+/// Stores what `o` holds of rank r's outputs: each buffer's whole run as
+/// EpiVecRank::store8 does (one vector where aligned), a part of one
+/// element by element.
 template <class Tgt>
 PURLIN_HD void epiVecFlush(Tgt &t, const Shared &S, int r, const EpiVecOut &o) {
-  const uintptr_t align = epiVecAlign(S);
+  const EpiVecRank<Tgt> x{{t, S, r}};
 PURLIN_UNROLL
   for (int b = 0; b < kMaxBuffers; ++b) {
     if (!o.held[b])
       continue;
-    char *base = (char *)S.buf[r][b];
-    if (o.held[b] == (1u << kEpiVec) - 1 &&
-        ((uintptr_t)(base + o.at[b] * S.elemSize) & (align - 1)) == 0) {
-      t.storeF8(base, o.at[b], o.v[b]);
+    if (o.held[b] == (1u << kEpiVec) - 1) {
+      x.store8(b, o.at[b], o.v[b]);
       continue;
     }
 PURLIN_UNROLL
     for (int j = 0; j < kEpiVec; ++j)
       if (o.held[b] >> j & 1u)
-        t.storeF(base, o.at[b] + j, o.v[b][j]);
+        x.store(b, o.at[b] + j, o.v[b][j]);
   }
 }
 } // namespace detail
