@@ -112,13 +112,7 @@ struct EpilogueEmitter {
       if (vecLoads && !hoisted) { // the vector form: a slot loaded up front
         if (!unitStep(e.operands()[0], cl))
           vecOk = false;
-        size_t k = 0;
-        while (k < vecLoads->size() &&
-               ((*vecLoads)[k].first != buf || (*vecLoads)[k].second != at))
-          ++k;
-        if (k == vecLoads->size())
-          vecLoads->push_back({buf, at});
-        return "ld" + std::to_string(k) + "[j]";
+        return "ld" + std::to_string(slotOf(*vecLoads, {buf, at})) + "[j]";
       }
       const std::string load = "x.load(" + std::to_string(buf) + ", " + at + ")";
       // A row-uniform load is a uniform value of its own (firstPasses
@@ -154,15 +148,18 @@ struct EpilogueEmitter {
     }
   }
 
+  /// Where `v` is in `slots`, added at the end where it is new.
+  template <class T>
+  static size_t slotOf(std::vector<T> &slots, const T &v) {
+    const size_t k = std::find(slots.begin(), slots.end(), v) - slots.begin();
+    if (k == slots.size())
+      slots.push_back(v);
+    return k;
+  }
   /// u[k] for the uniform value `text`, added to `uni` where it is new.
   static std::string uniformSlot(std::vector<std::string> &uni,
                                  const std::string &text) {
-    size_t k = 0;
-    while (k < uni.size() && uni[k] != text)
-      ++k;
-    if (k == uni.size())
-      uni.push_back(text);
-    return "u[" + std::to_string(k) + "]";
+    return "u[" + std::to_string(slotOf(uni, text)) + "]";
   }
 
   /// Whether an epilogue value is the same for every element of a row: it
