@@ -10,60 +10,95 @@ without graph breaks; a communicator is named by its id.
     purlin::call_(Tensor[] inputs, Tensor(a!)[] outputs, int coll,
                   str spec) -> ()   any loaded collective (cuda.traced_call)
 """
-from typing import List
-
 _done = False
 
 
+# Each op's schema: the same as torch.library.custom_op would infer.
+_SCHEMAS = {
+    "all_reduce_": "(Tensor(a!)[] tensors, int comm, str op) -> ()",
+    "broadcast_": "(Tensor(a!)[] tensors, int comm, int src) -> ()",
+    "reduce_": "(Tensor(a!)[] tensors, int comm, int dst, str op) -> ()",
+    "collective": "(Tensor[] inputs, Tensor(a!)[] outputs, int comm, str name, "
+                  "int root, str op) -> ()",
+    "call_": "(Tensor[] inputs, Tensor(a!)[] outputs, int coll, str spec) -> ()",
+}
+_lib = None  # the torch.library.Library: the ops live as long as it does
+
+
 def register():
-    global _done
+    """Defines the ops through torch.library.Library (define, impl for
+    CompositeExplicitAutograd, register_fake) rather than
+    torch.library.custom_op: the same schemas and fake implementations, but
+    a call goes from the C++ dispatcher straight to the Python kernel.
+    custom_op's kernels pass through Python autograd and ADInplaceOrView
+    layers first (tens of microseconds a call on top of the launch, eager
+    and compiled alike); here the C++ autograd fallback takes their place
+    and the kernel bumps the mutated tensors' version counters itself, as
+    custom_op's ADInplaceOrView layer did. Under torch.compile the ops are
+    functionalized (auto_functionalized_v2), which Inductor turns back into
+    the op on the caller's tensors: no clones or copies (aot_eager keeps
+    them)."""
+    global _done, _lib
     if _done:
         return
     _done = True
     import torch
     from .cuda import _COLLS, _COMMS
 
-    @torch.library.custom_op("purlin::all_reduce_", mutates_args=("tensors",))
-    def all_reduce_(tensors: List[torch.Tensor], comm: int, op: str) -> None:
+    bump = _version_bumper(torch)
+    lib = _lib = torch.library.Library("purlin", "FRAGMENT")
+
+    def define(name, kernel):
+        lib.define(name + _SCHEMAS[name])
+        lib.impl(name, kernel, "CompositeExplicitAutograd")
+        torch.library.register_fake("purlin::" + name, _fake, lib=lib)
+
+    def all_reduce_(tensors, comm, op):
+        bump(tensors)
         _COMMS[comm].run_standard("all_reduce", tensors, tensors, 0, op)
 
-    @all_reduce_.register_fake
-    def _(tensors, comm, op):
-        return None
-
-    @torch.library.custom_op("purlin::broadcast_", mutates_args=("tensors",))
-    def broadcast_(tensors: List[torch.Tensor], comm: int, src: int) -> None:
+    def broadcast_(tensors, comm, src):
+        bump(tensors)
         _COMMS[comm].run_standard("broadcast", tensors, tensors, src, "sum")
 
-    @broadcast_.register_fake
-    def _(tensors, comm, src):
-        return None
-
-    @torch.library.custom_op("purlin::reduce_", mutates_args=("tensors",))
-    def reduce_(tensors: List[torch.Tensor], comm: int, dst: int, op: str) -> None:
+    def reduce_(tensors, comm, dst, op):
+        bump(tensors)
         _COMMS[comm].run_standard("reduce", tensors, tensors, dst, op)
 
-    @reduce_.register_fake
-    def _(tensors, comm, dst, op):
-        return None
-
-    @torch.library.custom_op("purlin::collective", mutates_args=("outputs",))
-    def collective(inputs: List[torch.Tensor], outputs: List[torch.Tensor],
-                   comm: int, name: str, root: int, op: str) -> None:
+    def collective(inputs, outputs, comm, name, root, op):
+        bump(outputs)
         _COMMS[comm].run_standard(name, inputs, outputs, root, op)
 
-    @collective.register_fake
-    def _(inputs, outputs, comm, name, root, op):
-        return None
-
-    @torch.library.custom_op("purlin::call_", mutates_args=("outputs",))
-    def call_(inputs: List[torch.Tensor], outputs: List[torch.Tensor],
-              coll: int, spec: str) -> None:
+    def call_(inputs, outputs, coll, spec):
+        bump(outputs)
         _COLLS[coll].run(**_unflatten(inputs, outputs, spec))
 
-    @call_.register_fake
-    def _(inputs, outputs, coll, spec):
-        return None
+    for kernel in (all_reduce_, broadcast_, reduce_, collective, call_):
+        define(kernel.__name__, kernel)
+
+
+def _fake(*args):
+    """Every op's fake implementation: the ops return nothing."""
+    return None
+
+
+def _version_bumper(torch):
+    """A function bumping the version counters of a list of tensors (what an
+    in-place op does; inference tensors have none and are left alone)."""
+    inc = getattr(torch._C, "_increment_version", None)
+    if inc is not None:
+        try:
+            inc([])  # takes a list: one C call for all
+            return inc
+        except TypeError:
+            pass
+    one = torch.autograd.graph.increment_version
+
+    def bump(tensors):  # an older torch: one tensor a call
+        for t in tensors:
+            if not t.is_inference():
+                one(t)
+    return bump
 
 
 def _unflatten(inputs, outputs, spec):

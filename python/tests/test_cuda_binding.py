@@ -169,9 +169,12 @@ class CudaBinding(unittest.TestCase):
         try:
             spread(x=xs, y=ys, op="max")
             self.assertEqual(self.api.launches(), want)
+            del self.torch.BUMPED[:]
             self.comm.all_reduce(xs)
             self.assertEqual(self.api.launches(),
                              [(0, 1, [100], [p[0], p[0], p[1], p[1]], 0xABC)])
+            # An in-place op: the kernel bumps its tensors' version counters.
+            self.assertEqual(self.torch.BUMPED, xs)
             self.comm.load(REVERSE)(x=xs, y=xs)  # in place: x is y's list
             self.assertEqual(self.api.launches(),
                              [(0, 0, [100], [p[0], p[0], p[1], p[1]], 0xABC)])

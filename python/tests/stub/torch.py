@@ -89,19 +89,34 @@ class _Cuda:
 
 
 cuda = _Cuda()
-_C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0xABC)
+BUMPED = []  # the tensors whose version counters were bumped, in order
+_C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0xABC,
+                           _increment_version=BUMPED.extend)
 COMPILING = [False]
 compiler = types.SimpleNamespace(is_compiling=lambda: COMPILING[0])
 ops = types.SimpleNamespace(purlin=types.SimpleNamespace())
 
 
 class _Library:
-    def custom_op(self, name, mutates_args):
-        def deco(f):
-            f.register_fake = lambda g: g
-            setattr(ops.purlin, name.split("::")[1], f)
-            return f
-        return deco
+    """torch.library: Library(ns, kind) with define and impl (the kernel
+    becomes torch.ops.<ns>.<name>) and register_fake."""
+
+    class Library:
+        def __init__(self, ns, kind):
+            self.ns = ns
+
+        def define(self, schema):
+            pass
+
+        def impl(self, name, fn, key):
+            ns = getattr(ops, self.ns, None)
+            if ns is None:
+                ns = types.SimpleNamespace()
+                setattr(ops, self.ns, ns)
+            setattr(ns, name, fn)
+
+    def register_fake(self, name, fn, lib=None):
+        return fn
 
 
 library = _Library()
