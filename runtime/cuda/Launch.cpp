@@ -131,6 +131,19 @@ static uint32_t callFingerprint(const purlinArgs *a,
   return (uint32_t)(h ^ (h >> 32));
 }
 
+/// Threads a lane for a launch whose largest buffer a rank holds maxBytes:
+/// 256 up to kSmallLaneBytes (8 KiB all_reduce, 8 ranks, H200: 2.22 us
+/// against 2.57 with 512; docs/performance.md, tenth session), else 0 (the
+/// target's own). Not where a clause has an epilogue: its register row
+/// holds a row in a lane's registers, and needs every thread.
+static int smallLaneThreads(const Collective &d, int64_t maxBytes) {
+  constexpr int64_t kSmallLaneBytes = 64 << 10;
+  for (const Clause &cl : d.clauses)
+    if (!cl.epilogue.empty())
+      return 0;
+  return maxBytes <= kSmallLaneBytes ? 256 : 0;
+}
+
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c || !a)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
@@ -172,6 +185,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   const purlin_plan_info &pl = c->info->plans[pick];
   S.L = pl.lanes;
   S.K = pl.chunks;
+  S.laneThreads = smallLaneThreads(d, maxBytes);
   S.nsignals = pl.nsignals;
   const int64_t need = pl.layout(&S);
   if (need > c->planScratchBytes[pick]) // past the maximum binding's layout

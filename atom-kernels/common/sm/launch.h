@@ -29,15 +29,17 @@ inline bool cooperativeLaunch() {
   return on;
 }
 
-/// Threads per lane: `most` (the kernel's launch bound), or
-/// PURLIN_LANE_THREADS (a multiple of 32 up to `most`; for measuring what
-/// the lane's size costs at small sizes).
-inline int laneThreads(int most) {
+/// Threads per lane: PURLIN_LANE_THREADS where set (a multiple of 32 up to
+/// `most`, the kernel's launch bound; for measuring what the lane's size
+/// costs), else what the runtime asks for the launch (exec::Shared's
+/// laneThreads, likewise), else `most`.
+inline int laneThreads(int most, int hint = 0) {
   static const int asked = [] {
     const char *e = std::getenv("PURLIN_LANE_THREADS");
     return e ? std::atoi(e) : 0;
   }();
-  return asked >= 32 && asked <= most && asked % 32 == 0 ? asked : most;
+  auto fits = [most](int t) { return t >= 32 && t <= most && t % 32 == 0; };
+  return fits(asked) ? asked : fits(hint) ? hint : most;
 }
 
 /// How many blocks of `kernel` with `threads` each fit on the current GPU

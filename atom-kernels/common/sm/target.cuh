@@ -319,7 +319,8 @@ __global__ void __launch_bounds__(kThreads)
 /// PURLIN_LANE_THREADS; launch.h).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
                   void *stream, const void *slot) {
-  return launchPlan(kernel, S, first, n, stream, laneThreads(kThreads), slot);
+  return launchPlan(kernel, S, first, n, stream,
+                    laneThreads(kThreads, S->laneThreads), slot);
 }
 
 /// The kernel for a dtype (Numbering.h) among those built ahead of time

@@ -155,7 +155,8 @@ private:
       }
       e = (cudaError_t)atoms::launchPlan(slot ? k->slotFn : k->fn, &S, first,
                                          n, stream,
-                                         atoms::laneThreads(k->threads), slot);
+                                         atoms::laneThreads(k->threads, S.laneThreads),
+                                         slot);
     }
     if (e == cudaSuccess)
       return PURLIN_SUCCESS;

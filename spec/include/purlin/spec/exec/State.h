@@ -128,6 +128,10 @@ struct Shared {
   // with other arguments stops with an error instead of moving data
   // (atom-kernels/common/sm: the high bits of the signal words).
   uint32_t fingerprint = 0;
+  // Threads a lane the runtime asks for this launch (a multiple of 32), or
+  // 0: the target's own. Small messages run faster in smaller lanes (fewer
+  // warps meet at each barrier); a target takes at most its own.
+  int laneThreads = 0;
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
   // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
