@@ -6,7 +6,7 @@
 #include "ce/schedule.h"
 
 #define PURLIN_TARGET_NAME "ce"
-// PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS]): entry_NAME records
+// PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS[, LINES]]): entry_NAME records
 // rank `rank`'s schedule into the ce::Schedule `sched` (lane: unused, the
 // schedule has one). A plan that reduces records the reason instead.
 #define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES, ...)                               \

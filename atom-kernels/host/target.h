@@ -277,8 +277,9 @@ private:
 } // namespace purlin
 
 #define PURLIN_TARGET_NAME "host"
-// PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS]): the host keeps
-// epochs always (each lane bumps its own), so INNER_SYNCS is not used.
+// PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS[, LINES]]): the host keeps
+// epochs always (each lane bumps its own) and runs any move, so INNER_SYNCS
+// and LINES are not used.
 #define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES, ...)                               \
   inline void entry_##NAME(const purlin_shared_t *S, int rank, int lane,       \
                            void *atoms) {                                      \

@@ -32,7 +32,7 @@
 // CHECK-NEXT:    notify<Clause0>(t, 1 /*done*/, kPeersSrcs, 0, kBoundary);
 // CHECK-NEXT:    wait<Clause0>(t, 1 /*done*/, kPeersDsts, 0, kBoundary);
 // CHECK-NEXT:  }
-// CHECK:       PURLIN_PLAN_ENTRY(p0, plan_0, 1, 0)
+// CHECK:       PURLIN_PLAN_ENTRY(p0, plan_0, 1, 0, 0)
 // CHECK:       {"direct", 2, 1, 2, 0, 0, 0, -1, layout_0, PURLIN_HOST_ENTRY(p0), PURLIN_CUDA_ENTRY(p0), 0, 0, 0, 0},
 // CHECK:       "clause op\n"
 // CHECK:       extern "C" const purlin_collective_info *purlin_collective_all_reduce(void) {
@@ -92,7 +92,7 @@ snac.program @all_reduce_direct of @all_reduce "direct" lanes 2 chunks 1 band [0
 // CHECK-NEXT:    wait<Clause0>(t, 1 /*free*/, kPeersDsts, 0, kBoundary);
 // CHECK-NEXT:  }
 // CHECK:         off = layoutSlots<Clause0>(S, false, off);
-// CHECK:       PURLIN_PLAN_ENTRY(p0, plan_0, 0, 1)
+// CHECK:       PURLIN_PLAN_ENTRY(p0, plan_0, 0, 1, 0)
 // SM90-LABEL:  // all_gather.purlin.cu
 layout.collective @all_gather {
   layout.param @R : ranks

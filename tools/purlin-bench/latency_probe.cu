@@ -30,12 +30,14 @@ struct Clause0 {
 // Plans that keep epochs (bumped at kernel start).
 struct Keeps {
   static constexpr bool kInnerSyncs = true;
+  static constexpr bool kLines = false; // no flagged-line moves
 };
 struct Empty : Keeps {
   template <class T> __device__ static void run(T &) {}
 };
 struct EmptyNoEpoch {
   static constexpr bool kInnerSyncs = false;
+  static constexpr bool kLines = false;
   template <class T> __device__ static void run(T &) {}
 };
 struct Sync : Keeps {
@@ -55,6 +57,7 @@ struct Consume : Keeps {
 // syncs, skipped here because all 8 ranks run in one launch.
 struct DirectBoundary {
   static constexpr bool kInnerSyncs = false; // as purlinc emits it
+  static constexpr bool kLines = false;
   template <class T> __device__ static void run(T &t) {
     notify<Clause0>(t, 0, kPeersDsts, 0, kBoundary);
     wait<Clause0>(t, 0, kPeersSrcs, 0, kBoundary);
@@ -224,12 +227,14 @@ struct DirectCopy : Keeps {
 // The low-latency protocol with one chunk: push of flagged lines, then the
 // consume that polls them (no barrier in one launch); and the push alone.
 struct LL : Keeps {
+  static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
     stagePush<Clause0>(t, 0, kFlagged);
     consume<Clause0>(t, kSelMine, kSrcStaging, kDstSelf, 0, kFlagged);
   }
 };
 struct LLPush : Keeps {
+  static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
     stagePush<Clause0>(t, 0, kFlagged);
   }

@@ -86,7 +86,10 @@ template <class Raw> struct RawVec {
 };
 /// One lane (thread block) of one rank. Element type E; the op comes with
 /// each move (the launch's op, or the clause's), one of those in OPS.
-template <class E, uint32_t OPS> class Target {
+/// LINES: the plan has flagged-line moves (the low-latency protocol); a plan
+/// without them does not instantiate the flagged move, the largest code of a
+/// kernel (it halved the first-use compile of all_reduce's plans).
+template <class E, uint32_t OPS, bool LINES = true> class Target {
 public:
   /// `syncs`: some notify or wait of the plan runs in this launch. Only
   /// then is the aux word read (at kernel start, where its latency hides);
@@ -148,12 +151,17 @@ public:
   __device__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
                        int nthr) {
     if (m.ll != exec::kLinesNone) {
-      bool ok;
-      const bool arrived = sm::moveLines<E, OPS>(m, a, b, tid, nthr, (uint32_t)epoch_,
-                                            aux_[1] ? aux_[1] : kDefaultTimeoutNs, ok);
-      if (!ok)
-        __trap(); // an op this kernel is not built for: a purlinc or runtime bug
-      return arrived;
+      if constexpr (LINES) {
+        bool ok;
+        const bool arrived = sm::moveLines<E, OPS>(
+            m, a, b, tid, nthr, (uint32_t)epoch_,
+            aux_[1] ? aux_[1] : kDefaultTimeoutNs, ok);
+        if (!ok)
+          __trap(); // an op this kernel is not built for: a purlinc or runtime bug
+        return arrived;
+      } else {
+        __trap(); // purlinc said the plan has no flagged lines: a purlinc bug
+      }
     }
     // Small contiguous moves inline (no call layers to fetch); the rest
     // through the general datapath.
@@ -266,7 +274,8 @@ template <class E, uint32_t OPS, class Plan>
 __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
-  Target<E, OPS> t(S, rank, lane, epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
+  Target<E, OPS, Plan::kLines> t(S, rank, lane,
+                                 epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
   Plan::run(t);
 }
 
@@ -361,18 +370,20 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 } // namespace sm
 } // namespace purlin
 
-// PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES[, INNER_SYNCS]]): entry_NAME for
+// PURLIN_PLAN_ENTRY(NAME, FN[, REDUCES[, INNER_SYNCS[, LINES]]]): entry_NAME for
 // plan function FN (a template over the target), launching the kernels
 // built ahead of time (the generated code's kAotDtypes, kAotOps and
 // kClauseOps). REDUCES 0: a copy-only collective, kernels by element size
 // alone. INNER_SYNCS 0: every notify and wait of the plan is a boundary
-// sync. Defaults 1. Compiled at first use (NVRTC), it defines the kernels
+// sync. LINES 0: the plan has no flagged-line move (Target's LINES).
+// Defaults 1. Compiled at first use (NVRTC), it defines the kernels
 // purlin_jit_NAME and purlin_jit_slot_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
 // ("p2"), the other plans' kernels are empty (their plan functions are not
 // instantiated), so that a first use compiles the one plan it launches.
-#define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                  \
+#define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                           \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
+    static constexpr bool kLines = (LINES) != 0;                               \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };
 #ifdef __CUDACC_RTC__
@@ -406,8 +417,8 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
 }
 } // namespace sm
 } // namespace purlin
-#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
-  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
+#define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
+  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                                 \
   extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
       purlin_jit_##NAME(const __grid_constant__ ::purlin::exec::Shared S,      \
                         int first) {                                           \
@@ -424,8 +435,8 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
         kAotOps | kClauseOps, PlanFn_##NAME>(slot, first);                     \
   }
 #else
-#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
-  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS)                                        \
+#define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
+  PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                                 \
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
                           int dtype, int op, void *stream, const void *slot) { \
     return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0, kAotDtypes,      \
@@ -433,12 +444,14 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
                                                      stream, slot);            \
   }
 #endif
+#define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
+  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, 1)
 #define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
-  PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, 1)
-#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_4(NAME, FN, 1, 1)
-#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, M, ...) M
+  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, 1, 1)
+#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_5(NAME, FN, 1, 1, 1)
+#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, _5, M, ...) M
 #define PURLIN_PLAN_ENTRY(...)                                                 \
-  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_4, PURLIN_PLAN_ENTRY_3, \
-                         PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
+  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_5, PURLIN_PLAN_ENTRY_4, \
+                         PURLIN_PLAN_ENTRY_3, PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
 #define PURLIN_HOST_ENTRY(NAME) nullptr
 #define PURLIN_CUDA_ENTRY(NAME) entry_##NAME

@@ -278,16 +278,19 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     e.clause(k);
   for (size_t i = 0; i < plans.size(); ++i)
     e.plan(i, plans[i]);
-  // The last argument: whether the plan has syncs that are not boundary
+  // The last arguments: whether the plan has syncs that are not boundary
   // syncs (when it has none and every rank runs in one launch, a target
-  // need not keep epochs).
+  // need not keep epochs), and whether it has flagged-line moves (a target
+  // need not build that datapath otherwise).
   for (size_t i = 0; i < plans.size(); ++i) {
-    bool inner = false;
-    for (auto &st : plans[i].steps)
+    bool inner = false, lines = false;
+    for (auto &st : plans[i].steps) {
       inner |= ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary) ||
                st.flagged; // flagged lines carry the epoch
+      lines |= st.flagged;
+    }
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
-       << (inner ? 1 : 0) << ")\n";
+       << (inner ? 1 : 0) << ", " << (lines ? 1 : 0) << ")\n";
   }
   const std::string body = os.str();
   os.str("");
