@@ -90,12 +90,13 @@ constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 /// contribution in all, but every rank busy from the first row); from it
 /// on, the owned form of two-shot, whose owners are cut on row boundaries
 /// (each contribution read once; a rank works only if it owns rows, and
-/// with few rows most lanes idle). 1 MiB per rank is 128 tokens of a
-/// hidden size of 4096 in bf16: 16 rows an owner on 8 ranks, one a lane of
-/// 16, while one-shot's 8 x 1 MiB of reads still fits the H200's L2. A
-/// guess to tune from tools/gpu-epilogue.sh (the bench times both plans
-/// forced; purlinc --epilogue-small-bytes sets it per build).
-constexpr int64_t kDefaultEpilogueSmallBytes = 1024 * 1024;
+/// with few rows most lanes idle). Measured (tools/gpu-epilogue.sh, H200, 8
+/// ranks, bf16, four runs of 2026-12-04): at 256 KiB a rank one-shot wins
+/// at hidden 4096 and 8192; at 512 KiB two-shot wins at hidden 4096 by
+/// 1.7-2.1x (64 tokens: 18-32 us against 31-44) while at 8192 (32 tokens)
+/// either wins by 10-30% from run to run. Was 1 MiB, which left 4096 x 64
+/// on one-shot. purlinc --epilogue-small-bytes sets it per build.
+constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
 
 /// The strategies SNAC inference knows, in the order the tools list them
 /// (see compiler/include/purlin/Plan/Plan.h for what each does).
