@@ -6,7 +6,8 @@
 #   tools/gpu.sh [GEN_DIR]     GEN_DIR: purlinc outputs (default gen/, else
 #                              the stand-ins of test/gpu/fixtures)
 # Env: OUT (logs folder, default build-gpu/logs), PURLIN_GPU_QUICK=1 (fewer
-# cases, no large sizes, short sweeps).
+# cases, no large sizes, short sweeps), PURLIN_GPU_JOBS (collectives tested
+# at once, one process each: tools/gpu-test-all.sh; default nproc / 4).
 #
 # The kernels of the element types and ops purlinc built ahead of time
 # (its --aot; default bf16, f16, f32 with sum) are compiled here; the GPU
@@ -39,7 +40,8 @@ T=build-gpu/test/gpu/purlin-gpu-test
 B=build-gpu/tools/purlin-bench/purlin-bench
 if [ "${PURLIN_GPU_QUICK:-0}" = 1 ]; then targs=--quick; else targs=--large; fi
 t0=$(date +%s)
-$T $targs 2>&1 | tee "$LOG/gpu-test.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -60
+# One process a collective, nproc / 4 at once (tools/gpu-test-all.sh).
+LOG=$LOG bash tools/gpu-test-all.sh $T $targs 2>&1 | tee "$LOG/gpu-test.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -60
 step "gpu tests ($targs, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test.log")"
 
 if command -v compute-sanitizer >/dev/null; then

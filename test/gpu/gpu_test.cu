@@ -9,6 +9,9 @@
 // failed"; a run that checked nothing (no collective linked) fails.
 //
 //   purlin-gpu-test [--quick] [--large] [--only NAME] [--sanitize]
+//   purlin-gpu-test --list      the linked collectives' names, one a line
+//                               (no GPU needed): tools/gpu.sh runs one
+//                               process per collective, several at once
 #include "GeneratedRegistry.h"
 #include "GpuCheck.h"
 #include "Testing.h"
@@ -1055,6 +1058,7 @@ void tableTests(const Coll &c) {
 
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  bool list = false;
   std::signal(SIGSEGV, onCrash);
   std::signal(SIGABRT, onCrash);
   std::signal(SIGBUS, onCrash);
@@ -1070,6 +1074,12 @@ int main(int argc, char **argv) {
       gOpt.only = argv[++i];
     else if (s == "--spread")
       gOpt.spread = true;
+    else if (s == "--list")
+      list = true;
+    else {
+      std::printf("FAIL: unknown argument '%s'\n", s.c_str());
+      return 2;
+    }
   }
   int n = 0;
   const purlin::rt::GeneratedCollective *gc = purlin::rt::generatedCollectives(&n);
@@ -1077,6 +1087,11 @@ int main(int argc, char **argv) {
     std::printf("FAIL: no collective is linked into purlin-gpu-test: nothing "
                 "to test (PURLIN_GEN_DIR, PURLIN_GEN_ONLY)\n");
     return 1;
+  }
+  if (list) {
+    for (int i = 0; i < n; ++i)
+      std::printf("%s\n", gc[i].name);
+    return 0;
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
