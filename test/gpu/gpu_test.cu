@@ -1159,42 +1159,60 @@ int main(int argc, char **argv) {
       ops = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max, RedOp::Avg};
     else if (c.reduces)
       ops = {c.fixedOp};
-    // The kernels of the pairs purlinc did not build ahead of time:
-    // compiled now, in parallel (or read from the disk cache), rather than
-    // one at a time at their first launches.
+    // The (type, op) pairs: every one, except with --quick where the
+    // collective has a free type and op: every type with sum, and the other
+    // ops on three types of different kinds and sizes (as purlin-mp-test's
+    // --all-types), 22 pairs instead of 50, so that the whole suite's
+    // first-use compiles fit a device call. --sanitize: the first op on the
+    // first three types.
+    std::vector<std::pair<DType, RedOp>> pairs;
+    const bool fewer = gOpt.quick && ops.size() > 1 && types.size() > 3;
+    for (size_t ti = 0; ti < types.size(); ++ti)
+      for (RedOp op : ops) {
+        const DType t = types[ti];
+        const bool opType =
+            t == DType::F16 || t == DType::I64 || t == DType::U8;
+        if (fewer && op != RedOp::Sum && !opType)
+          continue;
+        if (gOpt.sanitize && (ti > 2 || op != ops[0]))
+          continue;
+        pairs.push_back({t, op});
+      }
+    // Their kernels not built ahead of time: compiled now, in parallel (or
+    // read from the disk cache), rather than one at a time at their first
+    // launches; one purlinCollPrepare per op, with the types that take it.
     {
-      std::vector<int> ts, os;
-      for (DType t : types)
-        ts.push_back((int)t);
-      for (RedOp o : ops)
-        os.push_back((int)o);
       const auto t0 = std::chrono::steady_clock::now();
-      CHECK(purlinCollPrepare(collFor(c, Rs[0], 1), ts.data(), (int)ts.size(),
-                              os.data(), (int)os.size()) == PURLIN_SUCCESS,
-            "%s: purlinCollPrepare: %s", c.name.c_str(), purlinGetLastError());
-      std::printf("  %s: kernels of %zu types x %zu ops ready in %.1f s\n",
-                  c.name.c_str(), ts.size(), os.size(),
+      for (RedOp op : ops) {
+        std::vector<int> ts;
+        for (auto &pr : pairs)
+          if (pr.second == op)
+            ts.push_back((int)pr.first);
+        const int o = (int)op;
+        if (!ts.empty())
+          CHECK(purlinCollPrepare(collFor(c, Rs[0], 1), ts.data(),
+                                  (int)ts.size(), &o, 1) == PURLIN_SUCCESS,
+                "%s: purlinCollPrepare: %s", c.name.c_str(),
+                purlinGetLastError());
+      }
+      std::printf("  %s: kernels of %zu (type, op) pairs ready in %.1f s\n",
+                  c.name.c_str(), pairs.size(),
                   std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - t0).count());
     }
     for (int R : Rs)
-      for (size_t ti = 0; ti < types.size(); ++ti) {
-        const DType t = types[ti];
-        for (RedOp op : ops) {
-          std::vector<int64_t> counts = {0, 1, 7, 1037, 100003};
-          bool full = op == RedOp::Sum || op == RedOp::Max || op == RedOp::Copy;
-          if (full && !gOpt.quick)
-            counts.push_back((1 << 20) / dtypeSize(t)); // 1 MiB
-          if (gOpt.sanitize)
-            counts = {1, 1037};
-          for (int64_t cnt : counts)
-            for (int ip = 0; ip < 3; ++ip)
-              runCase({&c, R, t, op, cnt, ip, seed++});
-          if (gOpt.sanitize)
-            break;
-        }
-        if (gOpt.sanitize && ti >= 2)
-          break;
+      for (auto &pr : pairs) {
+        const DType t = pr.first;
+        const RedOp op = pr.second;
+        std::vector<int64_t> counts = {0, 1, 7, 1037, 100003};
+        bool full = op == RedOp::Sum || op == RedOp::Max || op == RedOp::Copy;
+        if (full && !gOpt.quick)
+          counts.push_back((1 << 20) / dtypeSize(t)); // 1 MiB
+        if (gOpt.sanitize)
+          counts = {1, 1037};
+        for (int64_t cnt : counts)
+          for (int ip = 0; ip < 3; ++ip)
+            runCase({&c, R, t, op, cnt, ip, seed++});
       }
     if (!gOpt.sanitize && !gOpt.spread)
       boundTests(c);
