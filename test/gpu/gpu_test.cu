@@ -1160,19 +1160,15 @@ int main(int argc, char **argv) {
     else if (c.reduces)
       ops = {c.fixedOp};
     // The (type, op) pairs: every one, except with --quick where the
-    // collective has a free type and op: every type with sum, and the other
-    // ops on three types of different kinds and sizes (as purlin-mp-test's
-    // --all-types), 22 pairs instead of 50, so that the whole suite's
-    // first-use compiles fit a device call. --sanitize: the first op on the
-    // first three types.
+    // collective has a free type and op: sampledPair's 22 of the 50, so
+    // that the whole suite's first-use compiles fit a device call.
+    // --sanitize: the first op on the first three types.
     std::vector<std::pair<DType, RedOp>> pairs;
     const bool fewer = gOpt.quick && ops.size() > 1 && types.size() > 3;
     for (size_t ti = 0; ti < types.size(); ++ti)
       for (RedOp op : ops) {
         const DType t = types[ti];
-        const bool opType =
-            t == DType::F16 || t == DType::I64 || t == DType::U8;
-        if (fewer && op != RedOp::Sum && !opType)
+        if (fewer && !sampledPair(t, op))
           continue;
         if (gOpt.sanitize && (ti > 2 || op != ops[0]))
           continue;

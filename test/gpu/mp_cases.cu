@@ -2,6 +2,7 @@
 // proves) and the helpers every case shares (MpCommon.h). Every rank
 // process runs one case; all ranks make the same calls in the same order (a
 // rank whose check fails goes on, so its peers never wait for it).
+#include "GpuCheck.h"
 #include "MpCommon.h"
 
 #include <chrono>
@@ -227,23 +228,16 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
   std::vector<TO> types = {{DType::F32, RedOp::Sum},
                            {DType::BF16, RedOp::Sum},
                            {DType::I32, RedOp::Max}};
-  // --all-types: every element type (sizes 1, 2, 4 and 8 bytes) with sum,
-  // and the other ops on three types of different kinds and sizes
-  const std::vector<int> allDtypes = [] {
-    std::vector<int> v;
-    for (int d = 0; d < kNumDTypes; ++d)
-      v.push_back(d);
-    return v;
-  }();
-  const DType opTypes[] = {DType::F16, DType::I64, DType::U8};
-  const RedOp moreOps[] = {RedOp::Prod, RedOp::Min, RedOp::Max, RedOp::Avg};
+  // --all-types: the pairs of GpuCheck.h's sampledPair (every element type
+  // with sum, the other ops on three types), ops in numbering order
+  const RedOp allOps[] = {RedOp::Sum, RedOp::Prod, RedOp::Min, RedOp::Max,
+                          RedOp::Avg};
   if (o.allTypes) {
     types.clear();
-    for (int d : allDtypes)
-      types.push_back({(DType)d, RedOp::Sum});
-    for (DType t : opTypes)
-      for (RedOp op : moreOps)
-        types.push_back({t, op});
+    for (RedOp op : allOps)
+      for (int d = 0; d < kNumDTypes; ++d)
+        if (sampledPair((DType)d, op))
+          types.push_back({(DType)d, op});
   }
   int passed = 0, failed = 0;
   for (const Coll &c : loadColls(o)) {
@@ -256,15 +250,16 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
     MP_OK(purlinCollCreate(&h, comm, c.info, maxParams(c, R, maxC).c_str()));
     if (o.allTypes) { // the pairs' kernels first (NVRTC, in parallel)
       auto t0 = std::chrono::steady_clock::now();
-      const int sum = (int)RedOp::Sum;
-      MP_OK(purlinCollPrepare(h, allDtypes.data(), (int)allDtypes.size(), &sum, 1));
-      if (c.reduces) {
-        std::vector<int> ts, os;
-        for (DType t : opTypes)
-          ts.push_back((int)t);
-        for (RedOp op : moreOps)
-          os.push_back((int)op);
-        MP_OK(purlinCollPrepare(h, ts.data(), (int)ts.size(), os.data(), (int)os.size()));
+      // one purlinCollPrepare per op, with its types (sum alone for a copy
+      // collective: its kernels go by element size)
+      for (RedOp op : allOps) {
+        std::vector<int> ts;
+        for (const TO &to : types)
+          if (to.op == op)
+            ts.push_back((int)to.t);
+        const int oi = (int)op;
+        if (!ts.empty() && (c.reduces || op == RedOp::Sum))
+          MP_OK(purlinCollPrepare(h, ts.data(), (int)ts.size(), &oi, 1));
       }
       if (rank == 0)
         std::printf("rank 0: %s: every pair prepared in %.1f s\n", c.name.c_str(),
