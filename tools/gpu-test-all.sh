@@ -61,5 +61,9 @@ if [ $((passed + failed + bad)) -eq 0 ] && grep -qh "^SKIPPED" "$LOG"/gpu-test-*
   exit 0
 fi
 echo "$(echo $names | wc -w) collectives, $jobs at once (logs: $LOG)"
-echo "$passed passed, $failed failed"
+if [ "$bad" -gt 0 ]; then
+  echo "$passed passed, $failed failed; $bad collectives FAILED without a result (above)"
+else
+  echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ] && [ "$bad" -eq 0 ] && [ "$passed" -gt 0 ]
