@@ -224,6 +224,8 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   std::string err;
   if (!info->desc || !readDesc(info->desc, c->desc, err))
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "bad description: " + err);
+  for (const Clause &cl : c->desc.clauses)
+    c->hasEpilogue = c->hasEpilogue || !cl.epilogue.empty();
   registerDatapaths();
   c->datapath = targetFor(info->target, err);
   if (!c->datapath)

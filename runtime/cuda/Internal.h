@@ -137,6 +137,7 @@ struct purlinColl {
   // of which gets its own after it.
   std::vector<int64_t> planScratchOff, planScratchBytes;
   bool hasOpParam = false;
+  bool hasEpilogue = false;    // some clause has an epilogue
   int fixedOp = -1;            // the op of clauses with a fixed reduction
   std::vector<void *> scratch; // per rank
   std::vector<std::vector<void *>> sigs; // per plan, per rank

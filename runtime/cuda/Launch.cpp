@@ -136,12 +136,22 @@ static uint32_t callFingerprint(const purlinArgs *a,
 /// against 2.57 with 512; docs/performance.md, tenth session), else 0 (the
 /// target's own). Not where a clause has an epilogue: its register row
 /// holds a row in a lane's registers, and needs every thread.
-static int smallLaneThreads(const Collective &d, int64_t maxBytes) {
+static int smallLaneThreads(const purlinColl &c, int64_t maxBytes) {
   constexpr int64_t kSmallLaneBytes = 64 << 10;
-  for (const Clause &cl : d.clauses)
-    if (!cl.epilogue.empty())
-      return 0;
-  return maxBytes <= kSmallLaneBytes ? 256 : 0;
+  return !c.hasEpilogue && maxBytes <= kSmallLaneBytes ? 256 : 0;
+}
+
+/// Lanes a rank's lanes are launched in clusters of (exec::Shared's
+/// clusterLanes): all of them, where a clause has an epilogue (a row of a
+/// few-token consume is then split over them: exec/Epilogue.h) and they are
+/// at most the portable cluster size; PURLIN_CLUSTER=0 never.
+static int clusterLanes(const purlinColl &c, int lanes) {
+  static const bool off = [] {
+    const char *e = std::getenv("PURLIN_CLUSTER");
+    return e && e[0] == '0';
+  }();
+  constexpr int kPortableCluster = 8;
+  return c.hasEpilogue && !off && lanes > 1 && lanes <= kPortableCluster ? lanes : 0;
 }
 
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
@@ -185,7 +195,8 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   const purlin_plan_info &pl = c->info->plans[pick];
   S.L = pl.lanes;
   S.K = pl.chunks;
-  S.laneThreads = smallLaneThreads(d, maxBytes);
+  S.laneThreads = smallLaneThreads(*c, maxBytes);
+  S.clusterLanes = clusterLanes(*c, S.L);
   S.nsignals = pl.nsignals;
   const int64_t need = pl.layout(&S);
   if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
