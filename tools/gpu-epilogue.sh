@@ -26,8 +26,7 @@
 #
 # Test grid (purlin-epilogue-test, 8 virtual ranks, in and out of place):
 #   all_reduce_rmsnorm, bf16: tokens 1,2,3,7,128,1000,4096 x hidden 1024,
-#     4096,8192 (1-3 tokens: each row split over a cluster of lanes), and
-#     bf16, f32 tokens 1,2,3 with PURLIN_CLUSTER=0 (rows whole)
+#     4096,8192
 #   all_reduce_rmsnorm, f16, f32, f8e4m3, f8e5m2 (f8: kernels compiled at
 #     first use, NVRTC): tokens 1,2,3,7,128 x hidden 1024,8192
 #   gemma and nores variants, bf16 and f16: tokens 1,2,7,128 x hidden 1024,8192
@@ -77,9 +76,7 @@ run)
   export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/$B/cubin-cache}
   t0=$(date +%s)
   {
-    PURLIN_CLUSTER_LOG=1 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,128,1000,4096 --hidden 1024,4096,8192
-    # the same without clusters (rows never split)
-    PURLIN_CLUSTER=0 $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 1,2,3 --hidden 1024,8192
+    $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,128,1000,4096 --hidden 1024,4096,8192
     if [ "${EPI_QUICK:-0}" != 1 ]; then
       $T --only all_reduce_rmsnorm --dtypes f16,f32,f8e4m3,f8e5m2 --tokens 1,2,3,7,128 --hidden 1024,8192
       $T --only all_reduce_rmsnorm_gemma --dtypes bf16,f16 --tokens 1,2,7,128 --hidden 1024,8192
@@ -92,10 +89,6 @@ run)
   $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 \
     --tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096 2>&1 | tee "$LOG/epilogue-bench.log"
   step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
-  # A/B: rows never split over a cluster of lanes (the fused form as before)
-  PURLIN_CLUSTER=0 $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 \
-    --tokens 1,2,4,8 2>&1 | tee "$LOG/epilogue-bench-nocluster.log"
-  step "bench, PURLIN_CLUSTER=0: table in $LOG/epilogue-bench-nocluster.log"
   echo "== summary"
   printf '%s\n' "${summary[@]}"
   ;;

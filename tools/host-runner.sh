@@ -4,13 +4,11 @@
 #   tools/host-runner.sh BUILD_DIR GEN_DIR OUTPUT
 # OUTPUT then runs every collective of GEN_DIR on host threads and checks
 # each result against the reference evaluator (OUTPUT --help).
-# PURLIN_HOST_DEFINES: extra -D flags for the generated code (a test build of
-# the host target, e.g. -DPURLIN_HOST_CLUSTERS: atom-kernels/host/target.h).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$1 gen=$2 out=$3
 flags=(-std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels"
-       -I"$src/runtime/host/include" -I"$gen" ${PURLIN_HOST_DEFINES:-})
+       -I"$src/runtime/host/include" -I"$gen")
 objs=$(mktemp -d "${out}.objs.XXXXXX")
 trap 'rm -rf "$objs"' EXIT
 # Unity builds: the generated sources (each in its own namespace) go into

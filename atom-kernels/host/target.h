@@ -12,7 +12,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <map>
 #include <mutex>
 #include <cstring>
 #include <random>
@@ -254,66 +253,7 @@ public:
     return true;
   }
 
-#ifdef PURLIN_HOST_CLUSTERS
-  // Test builds only (tools/host-runner.sh with PURLIN_HOST_DEFINES=
-  // -DPURLIN_HOST_CLUSTERS; test/Host/epilogue-split.test): a rank's lanes
-  // (at most 8) act as one thread-block cluster, as the SM target's do, so
-  // that the executor's split rows (exec/Epilogue.h, SplitLane) run on host
-  // threads: a barrier among the rank's lane threads, and the values they
-  // publish, in two alternating slots as on the GPU. A lane is one thread
-  // here, so a split row folds each lane's elements (interleaved across
-  // the lanes), then the lanes in lane order: not the reference's element
-  // order, which only an order-free fold (rowmax) keeps bit for bit.
-  struct ClusterState {
-    std::mutex mu;
-    std::condition_variable cv;
-    int arrived = 0;
-    uint64_t gen = 0;
-    float slot[8][2];
-  };
-  ClusterState &cluster() const { // one per (launch, rank); nodes are stable
-    static std::mutex mu;
-    static std::map<std::pair<const void *, int>, ClusterState> all;
-    std::lock_guard<std::mutex> lk(mu);
-    return all[{(const void *)&S_, rank_}];
-  }
-  int clusterLanes() const { return S_.L <= 8 ? S_.L : 1; }
-  void clusterSync() {
-    ClusterState &c = cluster();
-    jitter();
-    std::unique_lock<std::mutex> lk(c.mu);
-    const uint64_t g = c.gen;
-    if (++c.arrived == S_.L) {
-      c.arrived = 0;
-      ++c.gen;
-      c.cv.notify_all();
-      return;
-    }
-    if (!c.cv.wait_for(lk, std::chrono::milliseconds(cfg_->timeoutMs),
-                       [&] { return c.gen != g; }))
-      abort();
-  }
-  float clusterReduce(float v, int op, int n) {
-    ClusterState &c = cluster();
-    const int k = rounds_++ & 1;
-    {
-      std::lock_guard<std::mutex> lk(c.mu);
-      c.slot[lane_][k] = v;
-    }
-    clusterSync();
-    std::lock_guard<std::mutex> lk(c.mu);
-    const int first = lane_ / n * n;
-    float acc = c.slot[first][k];
-    for (int j = 1; j < n; ++j)
-      acc = purlin_epi_fold(op, acc, c.slot[first + j][k]);
-    return acc;
-  }
-#endif
-
 private:
-#ifdef PURLIN_HOST_CLUSTERS
-  unsigned rounds_ = 0;
-#endif
   void jitter() {
     if (!cfg_->seed || cfg_->maxDelayUs <= 0)
       return;

@@ -141,19 +141,6 @@ static int smallLaneThreads(const purlinColl &c, int64_t maxBytes) {
   return !c.hasEpilogue && maxBytes <= kSmallLaneBytes ? 256 : 0;
 }
 
-/// Lanes a rank's lanes are launched in clusters of (exec::Shared's
-/// clusterLanes): all of them, where a clause has an epilogue (a row of a
-/// few-token consume is then split over them: exec/Epilogue.h) and they are
-/// at most the portable cluster size; PURLIN_CLUSTER=0 never.
-static int clusterLanes(const purlinColl &c, int lanes) {
-  static const bool off = [] {
-    const char *e = std::getenv("PURLIN_CLUSTER");
-    return e && e[0] == '0';
-  }();
-  constexpr int kPortableCluster = 8;
-  return c.hasEpilogue && !off && lanes > 1 && lanes <= kPortableCluster ? lanes : 0;
-}
-
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c || !a)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
@@ -196,7 +183,6 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.L = pl.lanes;
   S.K = pl.chunks;
   S.laneThreads = smallLaneThreads(*c, maxBytes);
-  S.clusterLanes = clusterLanes(*c, S.L);
   S.nsignals = pl.nsignals;
   const int64_t need = pl.layout(&S);
   if (need > c->planScratchBytes[pick]) // past the maximum binding's layout

@@ -241,56 +241,6 @@ public:
     return acc;
   }
 
-  // Rows split over lanes (exec/Epilogue.h, SplitLane): the lanes of a
-  // rank launched as one thread-block cluster (launch.h, sm_90 and later;
-  // else 1 and nothing is split). clusterReduce: thread 0 of each lane
-  // publishes its value in shared memory (two slots, alternating: a lane
-  // cannot write a slot again before every lane has passed the next
-  // reduction's barrier, i.e. read this one), a cluster barrier, then
-  // every thread reads its group's values (distributed shared memory) and
-  // folds them in lane order.
-  __device__ int clusterLanes() const {
-#if __CUDA_ARCH__ >= 900
-    unsigned n;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-    return (int)n;
-#else
-    return 1;
-#endif
-  }
-  __device__ void clusterSync() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
-  }
-  __device__ float clusterReduce(float v, int op, int n) {
-#if __CUDA_ARCH__ >= 900
-    __shared__ float slot[2];
-    const int k = rounds_++ & 1;
-    if (threadIdx.x == 0)
-      slot[k] = v;
-    clusterSync();
-    const uint32_t local = (uint32_t)__cvta_generic_to_shared(&slot[k]);
-    const int first = lane_ / n * n;
-    float acc = 0.0f;
-    for (int j = 0; j < n; ++j) {
-      uint32_t remote;
-      float x;
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                   : "=r"(remote) : "r"(local), "r"(first + j));
-      asm volatile("ld.shared::cluster.f32 %0, [%1];"
-                   : "=f"(x) : "r"(remote) : "memory");
-      acc = j == 0 ? x : purlin_epi_fold(op, acc, x);
-    }
-    return acc;
-#else
-    (void)op;
-    (void)n;
-    return v;
-#endif
-  }
-
 private:
   const exec::Shared &S_;
   int rank_, lane_;
@@ -300,7 +250,6 @@ private:
   bool acquire_ = false; // polled since the last barrierOr (this thread)
   bool aborted_ = false;
   bool fenced_ = false; // a fence since the last barrier (leader)
-  unsigned rounds_ = 0;  // clusterReduce calls (every thread alike)
 };
 
 /// Kernel prologue: the lane leader bumps the lane's epoch (kept in device

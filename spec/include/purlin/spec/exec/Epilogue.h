@@ -318,102 +318,13 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 } // namespace detail
 
 namespace detail {
-/// Whether target Tgt can run a row over several lanes (the optional part
-/// of the target contract: `int clusterLanes()`, the lanes launched as one
-/// cluster with this one (lanes 0 .. n-1 of this rank), alike on each;
-/// `float clusterReduce(v, op, n)`, called alike by every thread of the
-/// cluster, v this lane's value: the values of the n lanes of this lane's
-/// group (lanes lane/n*n .. lane/n*n+n-1) folded in lane order;
-/// `void clusterSync()`: every lane of the cluster has arrived).
-template <class T> struct HasClusters {
-  template <class U> static char test(decltype(&U::clusterReduce));
-  template <class U> static long test(...);
-  static constexpr bool value = sizeof(test<T>(nullptr)) == 1;
-};
-
-/// A few lanes of a cluster presented as one lane to the row code
-/// (consumeRowsVec, epiRowGeneral): lane `part` of `parts` takes the part*
-/// used .. part*used + used-1 of the row's units (vectors, or elements in
-/// the general form) and every parts*used after, where `used` = the lane's
-/// threads that have work; its other threads take none (a thread number
-/// past any row). Row reductions fold the lane's threads (Tgt::rowReduce),
-/// then the parts in lane order (Tgt::clusterReduce over the group).
-template <class Tgt> struct SplitLane {
-  static constexpr int kEpiRowVecs = Tgt::kEpiRowVecs;
-  Tgt &t;
-  int part, parts, used;
-  PURLIN_HD int thread() const {
-    const int th = t.thread();
-    return th < used ? part * used + th : 1 << 30;
-  }
-  PURLIN_HD int threads() const { return parts * used; }
-  PURLIN_HD float loadF(const char *b, int64_t i) const { return t.loadF(b, i); }
-  PURLIN_HD void storeF(char *b, int64_t i, float v) const { t.storeF(b, i, v); }
-  PURLIN_HD void loadF8(const char *b, int64_t i, float *o) const { t.loadF8(b, i, o); }
-  PURLIN_HD void storeF8(char *b, int64_t i, const float *v) const { t.storeF8(b, i, v); }
-  PURLIN_HD void prefetchF8(const char *b, int64_t i) const { t.prefetchF8(b, i); }
-  PURLIN_HD float rowReduce(float v, int op) {
-    return t.clusterReduce(t.rowReduce(v, op), op, parts);
-  }
-};
-
-/// Lanes a row is split over in a one-shot consume of `rows` rows (this
-/// chunk's), launched in clusters of `cl` lanes: as many as leave no row
-/// without a lane, at least kSplitMinParts (else 1: no split). A cluster
-/// covers the rank's L lanes (the runtime asks for it so).
-constexpr int kSplitMinParts = 2;
-PURLIN_HD int splitParts(int64_t rows, int cl, int L) {
-  if (cl != L || cl < kSplitMinParts || rows <= 0)
-    return 1;
-  const int64_t p = (int64_t)cl / rows;
-  return p >= kSplitMinParts ? (int)p : 1;
-}
-
-/// The one-shot consume's rows lo .. hi-1 with each row split over `parts`
-/// lanes (SplitLane): groups of `parts` consecutive lanes take rows in turn
-/// (group g rows lo+g, lo+g+groups, ...). Every lane of the cluster runs
-/// the same number of row reductions (a group without a row folds
-/// identities), so the cluster's barriers match; a timed-out lane runs
-/// them too (its data is then not waited for: the launch reports the
-/// timeout, and only this rank's outputs are written). Not inlined: the
-/// kernel's other steps keep their registers.
-template <class C, class E, class Tgt>
-PURLIN_HD_CALL void epiRowsSplit(Tgt &t, int src, int64_t lo, int64_t hi,
-                                 int parts) {
-  const Shared &S = t.shared();
-  int64_t c[kMaxDims] = {0};
-  int64_t ext[kMaxDims] = {0};
-  int64_t nrows = 1, ninner = 1;
-  rowShape<C, E>(S.P, ext, nrows, ninner);
-  const int groups = S.L / parts, g = t.lane() / parts;
-  const int64_t units = ninner % kEpiVec == 0 ? ninner / kEpiVec : ninner;
-  const int64_t per = (units + parts - 1) / parts;
-  SplitLane<Tgt> st{t, t.lane() % parts, parts,
-                    per < t.threads() ? (int)per : t.threads()};
-  const int q = t.rank();
-  EpiElem<C, SplitLane<Tgt>> x{{st, S, q}, src, clauseOp<C>(S), c};
-  const int64_t iters = (hi - lo + groups - 1) / groups;
-  for (int64_t it = 0; it < iters; ++it) {
-    const int64_t row = lo + g + it * groups;
-    if (g >= groups || row >= hi) {
-      for (int k = 0; k < E::kReductions; ++k)
-        st.rowReduce(purlin_epi_identity(E::reduceOp(k)), E::reduceOp(k));
-      continue;
-    }
-    rowStart<C, E>(row, ext, c);
-    if (epiRegRow<C, E>(st, S, src, c, ext, ninner))
-      consumeRowsVec<C, E>(st, S, src, x.op, c, ext, ninner, q, q + 1);
-    else
-      epiRowGeneral<C, E>(st, x, c, ext, ninner);
-  }
-  t.clusterSync(); // no lane leaves while another reads its partials
-}
-
 /// The rows of a consume with an epilogue, one-shot (kOwned false: this
 /// rank's outputs from every row) or owned (this rank's R-th of the rows,
 /// every rank's outputs); see consumeRows and consumeRowsOwned.
 template <class C, class E, bool kOwned, class Tgt>
 PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
+  if (t.aborted())
+    return;
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
                 "an epilogue's clause reads every rank and writes every rank");
   const Shared &S = t.shared();
@@ -422,19 +333,6 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   int64_t nrows = 1, ninner = 1;
   rowShape<C, E>(S.P, ext, nrows, ninner);
   int64_t rlo = 0, rhi = nrows, lo, hi;
-  if constexpr (!kOwned && HasClusters<Tgt>::value) {
-    // Fewer rows than lanes: each row over several lanes of the cluster
-    // (before the abort check: every lane of it must run alike).
-    splitRange(nrows, (int64_t)S.K, (int64_t)chunk, 1, lo, hi);
-    const int parts = splitParts(hi - lo, t.clusterLanes(), S.L);
-    if (parts > 1) {
-      epiRowsSplit<C, E>(t, src, lo, hi, parts);
-      t.barrier();
-      return;
-    }
-  }
-  if (t.aborted())
-    return;
   if (kOwned)
     splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
   splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);

@@ -132,11 +132,6 @@ struct Shared {
   // 0: the target's own. Small messages run faster in smaller lanes (fewer
   // warps meet at each barrier); a target takes at most its own.
   int laneThreads = 0;
-  // Lanes of a rank the runtime asks to launch as one thread-block cluster
-  // (all L of them), or 0. A target that can (sm_90 and later) then splits
-  // a few-token epilogue row over them (exec/Epilogue.h); the kernel asks
-  // the hardware what it got, so a launch without clusters stays right.
-  int clusterLanes = 0;
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
   // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
