@@ -265,15 +265,18 @@ int caseColl(const Options &o, const purlinUniqueId &id, int rank) {
         std::printf("rank 0: %s: every pair prepared in %.1f s\n", c.name.c_str(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    // Pools as large as the largest buffer at the largest count, 4-byte
-    // elements: purlinMemAlloc'd, and cudaMalloc'd + registered.
+    // Pools as large as the largest buffer at the largest count, in
+    // elements of the largest type tested (8 bytes with --all-types):
+    // purlinMemAlloc'd, and cudaMalloc'd + registered.
     std::vector<int64_t> sc;
     Binding b;
     bindingFor(c, R, maxC, DType::F32, RedOp::Sum, b, sc);
-    int64_t most = 16;
+    int64_t most = 16, es = 4;
+    for (const TO &to : types)
+      es = std::max<int64_t>(es, dtypeSize(to.t));
     const int nb = purlinCollBufferCount(h);
     for (int i = 0; i < nb; ++i)
-      most = std::max(most, purlinCollBufferElems(h, sc.data(), i) * 4);
+      most = std::max(most, purlinCollBufferElems(h, sc.data(), i) * es);
     std::vector<char *> sym(nb), reg(nb), raw(nb);
     for (int i = 0; i < nb; ++i) {
       MP_OK(purlinMemAlloc(comm, most, (void **)&sym[i]));
