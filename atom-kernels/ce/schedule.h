@@ -168,6 +168,8 @@ public:
     return 0.0f;
   }
   void storeF(char *, int64_t, float) { refuse(kEpilogueError); }
+  float loadFAs(int, const char *b, int64_t i) { return loadF(b, i); }
+  void storeFAs(int, char *b, int64_t i, float v) { storeF(b, i, v); }
   float rowReduce(float v, int) { return v; }
   static constexpr int kEpiRowVecs = 1;
   void storeF8(char *, int64_t, const float *) { refuse(kEpilogueError); }

@@ -173,6 +173,13 @@ public:
     floatToElement(cfg_->dtype, v, (uint8_t *)base + i * S_.elemSize);
   }
   float rowReduce(float v, int) const { return v; }
+  // An epilogue's buffer of its own type (exec::Shared::bufDType).
+  float loadFAs(int d, const char *base, int64_t i) const {
+    return elementToFloat((DType)d, (const uint8_t *)base + i * dtypeSize((DType)d));
+  }
+  void storeFAs(int d, char *base, int64_t i, float v) const {
+    floatToElement((DType)d, v, (uint8_t *)base + i * dtypeSize((DType)d));
+  }
   // The register row: the lane's one thread holds up to 1024 vectors (a
   // row of 8192 elements, 32 KiB of stack), loaded element by element as
   // loadF does, in element order.

@@ -16,7 +16,8 @@ from .collective import Collective
 STANDARD = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all",
             "broadcast", "reduce", "gather", "scatter")
 # The fused all-reduce + residual + RMSNorm forms (comm.all_reduce_rmsnorm).
-FUSED = ("all_reduce_rmsnorm", "all_reduce_rmsnorm_gemma", "all_reduce_rmsnorm_nores")
+FUSED = ("all_reduce_rmsnorm", "all_reduce_rmsnorm_gemma", "all_reduce_rmsnorm_nores",
+         "all_reduce_rmsnorm_fp8")
 
 
 def examples_dir():
@@ -162,7 +163,7 @@ class Communicator:
         self.standard("scatter")(x=input, y=output, root=src)
 
     def all_reduce_rmsnorm(self, x, residual, weight, eps, out,
-                           residual_out=None, gemma=False):
+                           residual_out=None, gemma=False, scale=None):
         """Fused all-reduce + residual add + RMSNorm, one collective
         (examples/all_reduce_rmsnorm*.purlin; docs/language.md, "Epilogues"):
         per row of H elements, h = (sum of the ranks' x) + residual,
@@ -172,8 +173,12 @@ class Communicator:
         (e.g. [N, H]), weight of H; N and H come from the sizes.
         residual_out defaults to residual (updated in place, as vLLM's
         fused_add_rms_norm does); residual=None normalizes the sum alone
-        (residual_out is then not written). On one process per GPU every
-        buffer must be purlin memory or registered, as for any call."""
+        (residual_out is then not written). With ``scale`` (a float), out
+        is FP8 (f8e4m3: torch.float8_e4m3fn) and receives the normalized
+        value divided by scale, rounded once and saturated
+        (examples/all_reduce_rmsnorm_fp8.purlin; with a residual, not
+        Gemma's). On one process per GPU every buffer must be purlin memory
+        or registered, as for any call."""
         like = x[0] if isinstance(x, (list, tuple)) else x
         key = (float(eps), str(like.dtype))
         e = self._eps.get(key)
@@ -185,9 +190,25 @@ class Communicator:
                                  "no residual_out and no Gemma form")
             self.standard("all_reduce_rmsnorm_nores")(x=x, w=weight, eps=e, y=out)
             return
+        res_out = residual if residual_out is None else residual_out
+        if scale is not None:
+            if gemma:
+                raise ValueError("all_reduce_rmsnorm: the FP8 form (scale=) has "
+                                 "no Gemma variant")
+            skey = (float(scale), "f32")
+            s = self._eps.get(skey)
+            if s is None:
+                s = self._eps[skey] = self._scalar_buffers(float(scale), self._f32())
+            self.standard("all_reduce_rmsnorm_fp8")(x=x, res=residual, w=weight, eps=e,
+                                                    scale=s, q=out, res_out=res_out)
+            return
         name = "all_reduce_rmsnorm_gemma" if gemma else "all_reduce_rmsnorm"
-        self.standard(name)(x=x, res=residual, w=weight, eps=e, y=out,
-                            res_out=residual if residual_out is None else residual_out)
+        self.standard(name)(x=x, res=residual, w=weight, eps=e, y=out, res_out=res_out)
+
+    def _f32(self):
+        """An empty f32 array of this communicator's kind (for a dtype)."""
+        import numpy as np
+        return np.zeros(0, dtype=np.float32)
 
     def _scalar_buffers(self, value, like):
         """One 1-element buffer per local rank holding `value`, of like's

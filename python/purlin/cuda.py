@@ -143,6 +143,9 @@ class CudaCommunicator(Communicator):
         return [self.torch.empty(shape, dtype=dtype, device=self.tdevice)
                 for _ in range(self.nranks)]
 
+    def _f32(self):
+        return self.torch.zeros(0, dtype=self.torch.float32)
+
     def _scalar_buffers(self, value, like):
         # Through empty(): symmetric memory where the ranks are processes.
         bufs = self.empty((1,), dtype=like.dtype)

@@ -18,3 +18,20 @@ collective reduce_spread(R: ranks, C: count, T: type, op: redop) {
   name i in [C]: x@*[i] -> y@*[2*i] reduce(op);
 }
 """
+
+# an epilogue whose own buffers have other types than the communicated T:
+# an f32 scale in, the normalized value out in f16 (docs/language.md,
+# "Epilogues"; examples/all_reduce_rmsnorm_fp8.purlin stores f8e4m3)
+NORM_SCALED = """
+collective norm_scaled(R: ranks, N: count, H: count, T: type) {
+  in  x: T[N*H];
+  in  scale: f32[1];
+  out y: T[N*H];
+  out q: f16[N*H];
+  name (n, i) in [N, H]: x@*[n*H + i] -> y@*[n*H + i] reduce(sum)
+  rows (n) {
+    y[n*H + i] = recv;
+    q[n*H + i] = recv / sqrt(rowsum(recv*recv) / H + 1) / scale[0];
+  }
+}
+"""

@@ -16,7 +16,7 @@ RNG = np.random.default_rng(15)
 POISON = {np.float32: np.float32(-7777.0), np.float64: -7777.0, np.int32: -7777,
           np.int8: -77, np.int64: -7777}
 
-from collectives import EVEN_SUM, REVERSE
+from collectives import EVEN_SUM, NORM_SCALED, REVERSE
 
 
 def rand(dtype, n):
@@ -156,6 +156,28 @@ class UserCollectives(unittest.TestCase):
                 np.testing.assert_array_equal(hs[r], want_h[r], err_msg=f"res_out {r}")
                 np.testing.assert_allclose(ys[r], want_y[r], rtol=1e-5, atol=1e-6,
                                            err_msg=f"y rank {r} inplace {inplace}")
+
+    def test_epilogue_own_types(self):
+        # An epilogue's own buffers in other types than the communicated T
+        # (f32 here): an f32 scale in, an f16 output; against numpy in f32,
+        # rounded once to f16 (numpy sums in another order: one f16 ulp).
+        coll = self.comm.load(NORM_SCALED)
+        N, H = 4, 40
+        xs = [rand(np.float32, N * H) for _ in range(R)]
+        sc = [np.full(1, 0.5 + r, dtype=np.float32) for r in range(R)]
+        ys = [poisoned(np.float32, N * H) for _ in range(R)]
+        qs = [np.full(N * H, np.nan, dtype=np.float16) for _ in range(R)]
+        coll(x=xs, scale=sc, y=ys, q=qs, N=N)
+        recv = reduce_ref(xs, "sum").reshape(N, H)
+        s = np.sqrt((recv * recv).sum(axis=1, keepdims=True) / H + 1)
+        for r in range(R):
+            np.testing.assert_array_equal(ys[r], recv.reshape(-1), err_msg=f"y {r}")
+            want = (recv / s / sc[r][0]).astype(np.float16).reshape(-1)
+            np.testing.assert_allclose(qs[r].astype(np.float32), want.astype(np.float32),
+                                       rtol=2e-3, atol=1e-6, err_msg=f"q rank {r}")
+        # the f16 output given as f32: refused, naming the declared type
+        with self.assertRaisesRegex(TypeError, "declared f16"):
+            coll(x=xs, scale=sc, y=ys, q=ys, N=N)
 
     def test_all_reduce_rmsnorm_call(self):
         # comm.all_reduce_rmsnorm: residual updated in place by default, the

@@ -226,6 +226,12 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "bad description: " + err);
   for (const Clause &cl : c->desc.clauses)
     c->hasEpilogue = c->hasEpilogue || !cl.epilogue.empty();
+  for (const Buffer &b : c->desc.buffers) {
+    DType t;
+    const Param *p = c->desc.param(b.dtype);
+    c->bufDType.push_back(!(p && p->kind == ParamKind::Type) && parseDType(b.dtype, t)
+                              ? (int)t : -1);
+  }
   registerDatapaths();
   c->datapath = targetFor(info->target, err);
   if (!c->datapath)

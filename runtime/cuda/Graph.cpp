@@ -126,7 +126,7 @@ purlinStatus rt::launchThroughSlot(purlinColl *c, int plan,
   for (int i : missed)
     comm.graph.recorded.push_back(
         {(char *)S.buf[comm.rank][i],
-         (size_t)(c->lastElems[i] * (int64_t)S.elemSize), pending, i});
+         (size_t)(c->lastElems[i] * (int64_t)bufElemSize(S, i)), pending, i});
   return PURLIN_SUCCESS;
 }
 

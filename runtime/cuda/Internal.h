@@ -138,6 +138,9 @@ struct purlinColl {
   std::vector<int64_t> planScratchOff, planScratchBytes;
   bool hasOpParam = false;
   bool hasEpilogue = false;    // some clause has an epilogue
+  // Per buffer, the element type it declares (an epilogue's own buffer of
+  // another floating type) as its number, or -1: the launch's type.
+  std::vector<int> bufDType;
   int fixedOp = -1;            // the op of clauses with a fixed reduction
   std::vector<void *> scratch; // per rank
   std::vector<std::vector<void *>> sigs; // per plan, per rank
@@ -152,6 +155,11 @@ struct purlinColl {
 
 namespace purlin {
 namespace rt {
+/// Bytes of one element of buffer i in a launch: its own type's where it
+/// declares one (exec::Shared::bufDType), else the launch's.
+inline int bufElemSize(const exec::Shared &S, int i) {
+  return S.bufDType[i] < 0 ? S.elemSize : dtypeSize((DType)S.bufDType[i]);
+}
 // Params.cpp: a launch's parameters.
 
 /// The binding of a launch's scalars (R from the communicator).
@@ -196,7 +204,8 @@ constexpr size_t kDefaultStagingBytes = 32u << 20;
 /// part of the area) when the area holds them all, else
 /// PURLIN_ERR_NOT_REGISTERED.
 purlinStatus symmetricBuffers(const purlinColl *c, const purlinArgs *a,
-                              int elemSize, std::vector<void *> &out,
+                              const purlin::exec::Shared &S,
+                              std::vector<void *> &out,
                               std::vector<int> &missed,
                               std::vector<StagedBuffer> &staged);
 /// Copies this rank's staged buffers: into the area before the

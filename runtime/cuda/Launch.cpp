@@ -41,7 +41,7 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
   std::vector<void *> symBufs;
   if (c->comm->multiProcess) {
     if (purlinStatus st =
-            symmetricBuffers(c, a, S.elemSize, symBufs, missed, staged))
+            symmetricBuffers(c, a, S, symBufs, missed, staged))
       return st;
     bufs = symBufs.data();
   }
@@ -50,17 +50,18 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
   for (int r = 0; r < R; ++r)
     for (int i = 0; i < nb; ++i) {
       void *p = bufs[r * nb + i];
-      const int64_t bytes = elems[i] * S.elemSize;
+      const int es = bufElemSize(S, i);
+      const int64_t bytes = elems[i] * es;
       maxBytes = std::max(maxBytes, bytes);
       if (!p && bytes > 0)
         return fail(PURLIN_ERR_NULL_BUFFER, "buffer '" + d.buffers[i].name +
                                                 "' of rank " +
                                                 std::to_string(r) + " is null");
-      if ((uintptr_t)p % (uintptr_t)S.elemSize)
+      if ((uintptr_t)p % (uintptr_t)es)
         return fail(PURLIN_ERR_MISALIGNED,
                     "buffer '" + d.buffers[i].name + "' of rank " +
                         std::to_string(r) + " is not aligned to its " +
-                        std::to_string(S.elemSize) + "-byte elements");
+                        std::to_string(es) + "-byte elements");
       S.buf[r][i] = p;
       flat[(size_t)r * nb + i] = p;
     }
@@ -70,9 +71,12 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
 /// The plan for the call: its size band's, or one proved right for the
 /// call's overlap (each output at its input's address, or any other).
 purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
-                      int64_t maxBytes, int elemSize, bool ownRow,
+                      int64_t maxBytes, const exec::Shared &S, bool ownRow,
                       int &pick) {
   const Collective &d = c->desc;
+  int es[exec::kMaxBuffers];
+  for (size_t i = 0; i < d.buffers.size(); ++i)
+    es[i] = bufElemSize(S, (int)i);
   const purlin_collective_info *info = c->info;
   const int R = c->comm->R;
   // ownRow: the peers' entries are placeholders (a captured launch whose
@@ -81,9 +85,8 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
   const InPlace overlap =
       ownRow ? classifyOverlap(d, flat.data() + (size_t)c->comm->rank *
                                                     d.buffers.size(),
-                               1, c->lastElems.data(), elemSize)
-             : classifyOverlap(d, flat.data(), R, c->lastElems.data(),
-                               elemSize);
+                               1, c->lastElems.data(), es)
+             : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es);
   pick = choosePlan(info, maxBytes, overlap, R);
   if (pick >= 0)
     return PURLIN_SUCCESS;
@@ -156,6 +159,9 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.R = comm->R;
   S.op = op;
   S.elemSize = dtypeSize((DType)a->dtype);
+  for (size_t i = 0; i < c->bufDType.size(); ++i)
+    S.bufDType[i] = c->bufDType[i] >= 0 && c->bufDType[i] != a->dtype
+                        ? (int8_t)c->bufDType[i] : (int8_t)-1;
   // One launch holds every rank (one GPU, one process).
   S.oneLaunch =
       comm->devices.size() == 1 && !comm->multiProcess && oneLaunchAllowed();
@@ -177,7 +183,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     S.fingerprint = callFingerprint(a, staged);
   int pick = -1;
   if (purlinStatus st =
-          pickPlan(c, flat, maxBytes, S.elemSize, !missed.empty(), pick))
+          pickPlan(c, flat, maxBytes, S, !missed.empty(), pick))
     return st;
   const purlin_plan_info &pl = c->info->plans[pick];
   S.L = pl.lanes;

@@ -53,7 +53,8 @@ static bool capturing(void *stream) {
 }
 
 purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
-                                  int elemSize, std::vector<void *> &out,
+                                  const exec::Shared &S,
+                                  std::vector<void *> &out,
                                   std::vector<int> &missed,
                                   std::vector<StagedBuffer> &staged) {
   const purlinComm *comm = c->comm;
@@ -77,7 +78,7 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
         captured = capturing(a->streams ? a->streams[0] : nullptr);
       if (!captured) {
         // Eager: through the staging area, at the next 256-byte boundary.
-        const int64_t bytes = c->lastElems[i] * elemSize;
+        const int64_t bytes = c->lastElems[i] * bufElemSize(S, i);
         if (bytes == 0) { // never accessed
           for (int r = 0; r < R; ++r)
             out[(size_t)r * nb + i] = p;
@@ -110,7 +111,7 @@ purlinStatus rt::symmetricBuffers(const purlinColl *c, const purlinArgs *a,
         missed.push_back(i);
       continue;
     }
-    if ((int64_t)(hit->base + hit->bytes - p) < c->lastElems[i] * elemSize)
+    if ((int64_t)(hit->base + hit->bytes - p) < c->lastElems[i] * bufElemSize(S, i))
       return fail(PURLIN_ERR_INVALID_ARGUMENT,
                   "buffer '" + d.buffers[i].name +
                       "' runs past the end of its " +

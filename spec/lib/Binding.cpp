@@ -66,12 +66,40 @@ bool bufferElems(const Collective &c, const Binding &b, int i, int64_t &out,
   return evalParamExpr(c, b, c.buffers[i].size, out, error);
 }
 
+bool clauseBuffer(const Collective &c, const std::string &name) {
+  for (const Clause &cl : c.clauses)
+    if (cl.from.buffer == name || cl.to.buffer == name)
+      return true;
+  return false;
+}
+
+bool clauseDType(const Collective &c, DType &t, const Buffer **which) {
+  for (const Buffer &buf : c.buffers)
+    if (clauseBuffer(c, buf.name) && parseDType(buf.dtype, t)) {
+      if (which)
+        *which = &buf;
+      return true;
+    }
+  return false;
+}
+
+DType bufferDType(const Collective &c, const Binding &b, int i) {
+  DType t;
+  const Param *p = c.param(c.buffers[i].dtype);
+  if (!(p && p->kind == ParamKind::Type) && parseDType(c.buffers[i].dtype, t))
+    return t;
+  return b.dtype;
+}
+
 bool BoundCollective::init(const Collective &c, const Binding &b,
                            std::string &error) {
   coll = &c;
   binding = b;
   R = b.ranks(c);
   dtype = b.dtype;
+  bufDType.clear();
+  for (size_t i = 0; i < c.buffers.size(); ++i)
+    bufDType.push_back(bufferDType(c, b, (int)i));
   std::vector<std::string> scalarNames;
   slots.clear();
   for (auto &p : c.params)

@@ -36,15 +36,32 @@ struct EpiChecker {
     diags.push_back({loc.line ? loc : cl.epilogue.loc, m});
     ok = false;
   }
-  // One element type for the whole collective (the runtimes size every
-  // buffer by the launch's type): an f8 output of a bf16 all-reduce would
-  // need a type per buffer there first.
+  // A communicated buffer has the clause's element type (Structure.cpp
+  // checks the clause's own); a buffer only the epilogue reads or stores
+  // (a residual, a weight, a scale, a quantized output) may declare its own
+  // floating type: its elements widen to f32 and narrow from it like any
+  // other (docs/language.md, "Epilogues"). A `type` parameter other than
+  // the clause's has nothing to bind it.
   void sameType(const Buffer &b, SrcLoc loc) {
     const Buffer *f = c.buffer(cl.from.buffer);
-    if (f && b.dtype != f->dtype)
+    if (!f || b.dtype == f->dtype)
+      return;
+    DType t;
+    const Param *p = c.param(b.dtype);
+    const bool concrete = !(p && p->kind == ParamKind::Type) && parseDType(b.dtype, t);
+    if (clauseBuffer(c, b.name))
       error(loc, "buffer '" + b.name + "' is " + b.dtype + ", but the clause "
-                 "reduces " + f->dtype + "; an epilogue's buffers have the "
-                 "clause's element type (one type per collective)");
+                 "reduces " + f->dtype + "; a buffer that a clause "
+                 "communicates has the clause's element type");
+    else if (!concrete)
+      error(loc, "buffer '" + b.name + "' is " + b.dtype + ", but the clause "
+                 "reduces " + f->dtype + "; an epilogue's own buffer has the "
+                 "clause's type or a concrete floating type");
+    else if (t != DType::F32 && t != DType::F16 && t != DType::BF16 &&
+             t != DType::F8E4M3 && t != DType::F8E5M2)
+      error(loc, "buffer '" + b.name + "' is " + b.dtype + "; an epilogue's "
+                 "own buffer of another type than the clause's is f32, f16, "
+                 "bf16, f8e4m3 or f8e5m2");
   }
   bool isCoord(const std::string &n) const {
     return std::find(coords.begin(), coords.end(), n) != coords.end();
@@ -326,13 +343,14 @@ struct RowEval {
       std::vector<int64_t> x;
       if (b < 0 || !index(e.operands()[0], x))
         return false;
-      const int sz = dtypeSize(bc.dtype);
+      const DType t = bc.bufDType[b];
+      const int sz = dtypeSize(t);
       for (size_t k = 0; k < m(); ++k) {
         if (x[k] < 0 || x[k] >= bc.bufElems[b]) {
           error = "reference: '" + e.str() + "' reads outside '" + e.name() + "'";
           return false;
         }
-        v[k] = elementToFloat(bc.dtype, in[b].data() + x[k] * sz);
+        v[k] = elementToFloat(t, in[b].data() + x[k] * sz);
       }
       return true;
     }
@@ -379,7 +397,6 @@ struct RowEval {
     }
   }
   bool run() {
-    const int sz = dtypeSize(bc.dtype);
     for (const EpiStmt &st : cl.epilogue.stmts) {
       std::vector<float> v;
       if (!eval(st.value, v))
@@ -400,7 +417,8 @@ struct RowEval {
           error = "reference: a store maps outside '" + st.buffer + "'";
           return false;
         }
-        floatToElement(bc.dtype, v[k], out[b].data() + x[k] * sz);
+        floatToElement(bc.bufDType[b], v[k],
+                       out[b].data() + x[k] * dtypeSize(bc.bufDType[b]));
       }
     }
     return true;

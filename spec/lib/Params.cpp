@@ -12,6 +12,10 @@ bool planShared(const Collective &c, const Binding &b,
   S.op = (int)b.redop;
   S.elemSize = elemSize;
   S.nsignals = plan.nsignals;
+  for (size_t i = 0; i < c.buffers.size() && i < (size_t)exec::kMaxBuffers; ++i) {
+    const DType t = bufferDType(c, b, (int)i);
+    S.bufDType[i] = t == b.dtype ? -1 : (int8_t)t;
+  }
   return fillParams(c, b, S.P, error);
 }
 

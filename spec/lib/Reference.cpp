@@ -9,7 +9,6 @@ namespace purlin {
 bool allocateBuffers(const Collective &c, const Binding &b, RankBuffers &data,
                      uint64_t seed, uint8_t poison, std::string &error) {
   int64_t R = b.ranks(c);
-  int sz = dtypeSize(b.dtype);
   data.assign(R, {});
   for (int64_t r = 0; r < R; ++r)
     for (size_t i = 0; i < c.buffers.size(); ++i) {
@@ -20,9 +19,10 @@ bool allocateBuffers(const Collective &c, const Binding &b, RankBuffers &data,
         error = "buffer '" + c.buffers[i].name + "' has a negative size";
         return false;
       }
-      data[r].emplace_back((size_t)(n * sz), poison);
+      const DType t = bufferDType(c, b, (int)i);
+      data[r].emplace_back((size_t)(n * dtypeSize(t)), poison);
       if (c.buffers[i].role == BufferRole::In)
-        fillRandom(b.dtype, data[r].back().data(), n,
+        fillRandom(t, data[r].back().data(), n,
                    seed * 1000003 + (uint64_t)r * 131 + i);
     }
   return true;
@@ -43,7 +43,7 @@ bool evaluateAll(const Collective &c, const Binding &b, RankBuffers &data,
   for (int64_t r = 0; r < R; ++r)
     for (size_t i = 0; i < c.buffers.size(); ++i)
       if (data[r].size() != c.buffers.size() ||
-          (int64_t)data[r][i].size() != bc.bufElems[i] * sz) {
+          (int64_t)data[r][i].size() != bc.bufElems[i] * dtypeSize(bc.bufDType[i])) {
         error = "reference: buffer '" + c.buffers[i].name + "' of rank " +
                 std::to_string(r) + " has the wrong size";
         return false;

@@ -61,7 +61,8 @@ bool inexact(const Expr &e, const Epilogue &ep) {
   return false;
 }
 
-// Within one encoding of T (same sign), or 2^-16 relative for f32.
+// Within one encoding of the output's type (same sign), or 2^-16 relative
+// for f32.
 bool close(DType t, const uint8_t *got, const uint8_t *want) {
   const int es = dtypeSize(t);
   if (std::memcmp(got, want, es) == 0)
@@ -91,9 +92,14 @@ struct Options {
 
 void runCase(const std::string &name, const Collective &d, purlinColl_t h,
              DType t, int R, int64_t N, int64_t H, bool inplace) {
-  const int nb = (int)d.buffers.size(), es = dtypeSize(t);
+  const int nb = (int)d.buffers.size();
   Binding b;
   b.dtype = t;
+  // Each buffer's element type: T, or an epilogue's own (an f8 output).
+  std::vector<DType> bt(nb);
+  std::vector<int> bes(nb);
+  for (int i = 0; i < nb; ++i)
+    bes[i] = dtypeSize(bt[i] = bufferDType(d, b, i));
   b.scalars = {{d.ranksParam()->name, R}, {"N", N}, {"H", H}};
   RankBuffers data;
   std::string err;
@@ -186,8 +192,8 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
         bufferElems(d, bs, i, sub, err);
         perRow[i] = full != sub && N ? full / N : 0;
         for (int r = 0; r < R; ++r) {
-          const uint8_t *src = data[r][i].data() + row0 * perRow[i] * es;
-          part[r][i].assign(src, src + sub * es);
+          const uint8_t *src = data[r][i].data() + row0 * perRow[i] * bes[i];
+          part[r][i].assign(src, src + sub * bes[i]);
         }
       }
       if (!referenceEvaluate(d, bs, part, err)) {
@@ -201,10 +207,11 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
             for (auto &st : cl.epilogue.stmts)
               if (st.let.empty() && st.buffer == d.buffers[o].name)
                 exact = !inexact(st.value, cl.epilogue);
+          const int es = bes[o];
           const uint8_t *gbase = got[r][o].data() + row0 * perRow[o] * es;
           for (size_t k = 0; k * es < part[r][o].size(); ++k) {
             const uint8_t *g = gbase + k * es, *w = part[r][o].data() + k * es;
-            const bool ok = exact ? std::memcmp(g, w, es) == 0 : close(t, g, w);
+            const bool ok = exact ? std::memcmp(g, w, es) == 0 : close(bt[o], g, w);
             if (!ok && bad++ == 0) {
               first = row0 * perRow[o] + (int64_t)k;
               firstBuf = d.buffers[o].name + "@" + std::to_string(r);

@@ -120,7 +120,7 @@ void concreteType() {
   CHECK_EQ(bv.op(), -1); // a fixed op, not a parameter
   CHECK_EQ(bv.checkRanks(16, msg), PURLIN_SUCCESS);
   CHECK_EQ(bv.checkType((int)DType::F32, msg), PURLIN_ERR_UNSUPPORTED_TYPE);
-  CHECK_MSG(has(msg, "compiled for i32 (buffer 'y' is i32[C]), not f32"), msg);
+  CHECK_MSG(has(msg, "compiled for i32 (buffer 'x' is i32[C]), not f32"), msg);
   CHECK_EQ(bv.checkType(99, msg), PURLIN_ERR_UNSUPPORTED_TYPE);
   Binding b;
   b.scalars = {{"R", 2}, {"C", 7}, {"root", 1}};

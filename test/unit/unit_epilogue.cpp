@@ -171,6 +171,99 @@ void runCase(Variant v, DType t, int R, int N, int H) {
                              std::to_string(badTol) + " elements");
 }
 
+// Buffers of their own types in an epilogue (an f32 scale in; an f8e4m3
+// output, and per token an f32 scale out): RMSNorm quantized to f8e4m3, per
+// tensor (q = v / scale) or per token (s = max(rowmax|v| / 448, eps),
+// q = v / s), as examples/all_reduce_rmsnorm_fp8*.purlin, against plain
+// loops; the buffers are sized and filled each in its own type.
+void ownTypes(bool perToken, DType t, int R, int N, int H) {
+  std::string s = "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\n"
+                  "param H count\nparam T type\nbuffer in x T [N*H]\n"
+                  "buffer in res T [N*H]\nbuffer in w T [H]\nbuffer in eps T [1]\n";
+  if (!perToken)
+    s += "buffer in scale f32 [1]\n";
+  s += "buffer out res_out T [N*H]\nbuffer out q f8e4m3 [N*H]\n";
+  if (perToken)
+    s += "buffer out qs f32 [N]\n";
+  s += "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
+       "  to res_out @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
+       "  store res_out [n*H + i] [h]\n"
+       "  let v [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n";
+  s += perToken ? "  let s [max(rowmax(abs(v))/448, eps[0])]\n  store qs [n] [s]\n"
+                  "  store q [n*H + i] [v/s]\n"
+                : "  store q [n*H + i] [v/scale[0]]\n";
+  s += "end\n";
+  Collective c;
+  std::string err;
+  if (!CHECK_MSG(readDesc(s, c, err), err))
+    return;
+  std::vector<Diag> diags;
+  if (!CHECK_MSG(checkStructure(c, diags), diags.empty() ? "" : diags[0].message))
+    return;
+  Binding b;
+  b.scalars = {{"R", R}, {"N", N}, {"H", H}};
+  b.dtype = t;
+  RankBuffers data;
+  if (!CHECK_MSG(allocateBuffers(c, b, data, 77 + N + H + R, kPoison, err), err))
+    return;
+  const int es = dtypeSize(t);
+  const int ix = c.bufferIndex("x"), ires = c.bufferIndex("res"), iw = c.bufferIndex("w"),
+            ieps = c.bufferIndex("eps"), isc = c.bufferIndex("scale"),
+            iq = c.bufferIndex("q"), iqs = c.bufferIndex("qs");
+  CHECK(data[0][iq].size() == (size_t)N * H); // one byte an element
+  for (int q = 0; q < R; ++q) {
+    floatToElement(t, 1e-5f, data[q][ieps].data());
+    if (isc >= 0) {
+      CHECK(data[q][isc].size() == 4);
+      const float sc = 0.25f + 0.5f * (float)q;
+      std::memcpy(data[q][isc].data(), &sc, 4);
+    }
+  }
+  RankBuffers got = data;
+  if (!CHECK_MSG(referenceEvaluate(c, b, got, err), err))
+    return;
+  auto at = [&](int q, int bi, int64_t i) { return elementToFloat(t, data[q][bi].data() + i * es); };
+  int64_t bad = 0;
+  for (int q = 0; q < R; ++q)
+    for (int n = 0; n < N; ++n) {
+      std::vector<float> h(H), v(H);
+      float ss = 0.0f;
+      for (int i = 0; i < H; ++i) {
+        const int64_t k = (int64_t)n * H + i;
+        float recv = at(0, ix, k);
+        for (int p = 1; p < R; ++p)
+          recv += at(p, ix, k);
+        h[i] = recv + at(q, ires, k);
+        ss += h[i] * h[i];
+      }
+      const float r = std::sqrt(ss / (float)H + at(q, ieps, 0));
+      float mx = -INFINITY;
+      for (int i = 0; i < H; ++i) {
+        v[i] = h[i] / r * at(q, iw, i);
+        mx = std::fabs(v[i]) > mx ? std::fabs(v[i]) : mx;
+      }
+      float sc;
+      if (perToken) {
+        sc = mx / 448.0f < at(q, ieps, 0) ? at(q, ieps, 0) : mx / 448.0f;
+        float gs;
+        std::memcpy(&gs, got[q][iqs].data() + n * 4, 4);
+        bad += std::memcmp(&gs, &sc, 4) != 0;
+      } else {
+        std::memcpy(&sc, data[q][isc].data(), 4);
+      }
+      for (int i = 0; i < H; ++i) {
+        uint8_t want[1];
+        floatToElement(DType::F8E4M3, v[i] / sc, want);
+        bad += got[q][iq][(size_t)n * H + i] != want[0];
+      }
+    }
+  CHECK_MSG(bad == 0, std::string(perToken ? "per token " : "per tensor ") +
+                          dtypeName(t) + " R=" + std::to_string(R) + " N=" +
+                          std::to_string(N) + " H=" + std::to_string(H) +
+                          ": the reference differs from the loops at " +
+                          std::to_string(bad) + " elements");
+}
+
 // The rules at the statement: a few messages of checkEpilogue (the frontend
 // tests cover each at its line and column).
 void rules() {
@@ -188,6 +281,10 @@ void rules() {
 
 int main() {
   rules();
+  for (bool perToken : {false, true})
+    for (DType t : {DType::BF16, DType::F16, DType::F32})
+      for (int R : {1, 8})
+        ownTypes(perToken, t, R, 7, 1024);
   const DType types[] = {DType::F32, DType::F16, DType::BF16, DType::F8E4M3,
                          DType::F8E5M2};
   for (Variant v : {kRms, kGemma, kNoRes})

@@ -198,6 +198,35 @@ public:
   __device__ void storeF(char *base, int64_t i, float v) const {
     ((typename E::Raw *)base)[i] = E::narrow((typename E::Acc)v);
   }
+  // An epilogue's buffer of its own type (exec::Shared::bufDType: one of
+  // the floating types, which the frontend allows there), element by
+  // element as loadF and storeF do for E.
+  __device__ float loadFAs(int d, const char *base, int64_t i) const {
+    switch (d) {
+    case kF32: return loadAs<ElemF32>(base, i);
+    case kF16: return loadAs<ElemF16>(base, i);
+    case kBF16: return loadAs<ElemBF16>(base, i);
+    case kF8E4M3: return loadAs<ElemF8E4M3>(base, i);
+    default: return loadAs<ElemF8E5M2>(base, i);
+    }
+  }
+  __device__ void storeFAs(int d, char *base, int64_t i, float v) const {
+    switch (d) {
+    case kF32: storeAs<ElemF32>(base, i, v); break;
+    case kF16: storeAs<ElemF16>(base, i, v); break;
+    case kBF16: storeAs<ElemBF16>(base, i, v); break;
+    case kF8E4M3: storeAs<ElemF8E4M3>(base, i, v); break;
+    default: storeAs<ElemF8E5M2>(base, i, v); break;
+    }
+  }
+  template <class T>
+  static __device__ float loadAs(const char *base, int64_t i) {
+    return (float)T::widen(((const typename T::Raw *)base)[i]);
+  }
+  template <class T>
+  static __device__ void storeAs(char *base, int64_t i, float v) {
+    ((typename T::Raw *)base)[i] = T::narrow((typename T::Acc)v);
+  }
   // The register row (exec/Epilogue.h): kEpiRowVecs vectors a thread (32
   // f32 values of a row), each exec::kEpiVec elements loaded at once (one
   // or more 16-byte loads, or one 8-byte load for 1-byte elements; the

@@ -51,11 +51,9 @@ bool aotSet(const Collective &c, const std::string &spec, AotSet &out,
     if (p.kind == ParamKind::Op && !p.bound.empty())
       canOps = 1u << (int)b.redop;
   }
-  for (auto &buf : c.buffers) {
-    DType t;
-    if (parseDType(buf.dtype, t))
-      canTypes = 1u << (int)t;
-  }
+  DType t;
+  if (clauseDType(c, t))
+    canTypes = 1u << (int)t;
   uint32_t types = 0, ops = 0;
   auto list = [&](const std::string &text, bool isType, uint32_t &mask) {
     size_t i = 0;

@@ -198,8 +198,7 @@ struct Binder {
     // buffer type), else each size as its least exact type.
     DType t;
     bool concrete = false;
-    for (auto &buf : c.buffers)
-      concrete |= parseDType(buf.dtype, t);
+    concrete |= clauseDType(c, t);
     for (auto &p : c.params)
       concrete |= p.kind == ParamKind::Type && !p.bound.empty() && parseDType(p.bound, t);
     if (concrete)

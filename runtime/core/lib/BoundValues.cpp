@@ -35,13 +35,12 @@ bool BoundValues::init(const Collective &c, std::string &error) {
       break;
     }
   }
-  for (const Buffer &buf : c.buffers) {
-    DType t;
-    if (parseDType(buf.dtype, t)) {
-      dtype_ = (int)t;
-      typeWhy_ = "buffer '" + buf.name + "' is " + buf.dtype + "[" +
-                 buf.size.str() + "]";
-    }
+  DType t;
+  const Buffer *buf = nullptr;
+  if (clauseDType(c, t, &buf)) {
+    dtype_ = (int)t;
+    typeWhy_ = "buffer '" + buf->name + "' is " + buf->dtype + "[" +
+               buf->size.str() + "]";
   }
   return true;
 }

@@ -9,14 +9,15 @@ int64_t callBytes(const Collective &c, const Binding &b) {
   for (size_t i = 0; i < c.buffers.size(); ++i) {
     int64_t n = 0;
     std::string err;
-    if (bufferElems(c, b, (int)i, n, err) && n * dtypeSize(b.dtype) > m)
-      m = n * dtypeSize(b.dtype);
+    const int es = dtypeSize(bufferDType(c, b, (int)i));
+    if (bufferElems(c, b, (int)i, n, err) && n * es > m)
+      m = n * es;
   }
   return m;
 }
 
 InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
-                        const int64_t *elems, int elemSize) {
+                        const int64_t *elems, const int *elemSizes) {
   const size_t nb = c.buffers.size();
   InPlace res = InPlace::No;
   for (int r = 0; r < R; ++r) {
@@ -29,9 +30,9 @@ InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
             c.buffers[j].role != BufferRole::Out)
           continue;
         const uintptr_t a0 = (uintptr_t)bufs[r * nb + i],
-                        a1 = a0 + (uintptr_t)(elems[i] * elemSize);
+                        a1 = a0 + (uintptr_t)(elems[i] * elemSizes[i]);
         const uintptr_t b0 = (uintptr_t)bufs[r * nb + j],
-                        b1 = b0 + (uintptr_t)(elems[j] * elemSize);
+                        b1 = b0 + (uintptr_t)(elems[j] * elemSizes[j]);
         if (!(a0 < b1 && b0 < a1))
           continue;
         if (a0 != b0 || c.buffers[i].dtype != c.buffers[j].dtype ||

@@ -99,9 +99,8 @@ int parseBinding(const purlinHostColl *h, const char *text, Binding &b) {
       if (p.kind == ParamKind::Type && !p.bound.empty() &&
           parseDType(p.bound, b.dtype))
         haveType = true;
-    for (const Buffer &buf : c.buffers)
-      if (!haveType && parseDType(buf.dtype, b.dtype))
-        haveType = true;
+    if (!haveType && clauseDType(c, b.dtype))
+      haveType = true;
   }
   return ok();
 }
@@ -220,9 +219,10 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
                 "the tables hold " + std::to_string(words) +
                     " entries; the executor holds " +
                     std::to_string(exec::kMaxTableWords));
-  const int es = dtypeSize(b.dtype);
   std::vector<int64_t> elems(nb);
+  std::vector<int> ess(nb);
   for (int i = 0; i < nb; ++i) {
+    const int es = ess[i] = dtypeSize(bufferDType(c, b, i));
     if (!bufferElems(c, b, i, elems[i], err))
       return fail(PURLIN_ERR_PARAM_RANGE, err);
     for (int r = 0; r < R; ++r) {
@@ -238,7 +238,7 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
                         std::to_string(es) + "-byte element");
     }
   }
-  InPlace mode = classifyOverlap(c, buffers, R, elems.data(), es);
+  InPlace mode = classifyOverlap(c, buffers, R, elems.data(), ess.data());
   std::string strat = strategy ? strategy : "";
   int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat);
   if (pi < 0)
@@ -250,7 +250,7 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
                                          : ""));
   const purlin_plan_info &plan = h->info->plans[pi];
   exec::Shared S;
-  if (!planShared(c, b, plan, R, es, S, err))
+  if (!planShared(c, b, plan, R, dtypeSize(b.dtype), S, err))
     return fail(PURLIN_ERR_PARAM_RANGE, err);
   S.oneLaunch = 0; // keep the boundary syncs: always right
   const int64_t scratchBytes = plan.layout(&S);

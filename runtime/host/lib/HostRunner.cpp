@@ -199,6 +199,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
           continue; // consumed by the in-place call
         const std::vector<uint8_t> &want = out ? ref[r][i] : inputsBefore[r][i];
         const uint8_t *got = view[r][i];
+        const int es = dtypeSize(bufferDType(c, b, (int)i)); // its own type
         for (size_t e = 0; e < want.size(); e += es)
           if (std::memcmp(want.data() + e, got + e, es) != 0) {
             if (res.mismatches++ == 0)

@@ -232,6 +232,18 @@ bool evalParamExpr(const Collective &c, const Binding &b, const Expr &e,
 bool bufferElems(const Collective &c, const Binding &b, int i, int64_t &out,
                  std::string &error);
 
+/// Whether buffer `name` is read or written by a clause's names (it is
+/// communicated), not only by an epilogue's statements.
+bool clauseBuffer(const Collective &c, const std::string &name);
+/// The collective's element type where its communicated buffers declare a
+/// concrete one (`x: i32[C]`), with the buffer that says so; false where
+/// they use a `type` parameter. An epilogue's own inputs and outputs may
+/// declare other (floating) types: they are not the collective's.
+bool clauseDType(const Collective &c, DType &t, const Buffer **which = nullptr);
+/// Buffer `i`'s element type under `b`: its own concrete type, else the
+/// value of its `type` parameter (b.dtype).
+DType bufferDType(const Collective &c, const Binding &b, int i);
+
 /// A collective compiled under a binding: every expression resolved to
 /// slots, ready to visit names fast. Slots hold the scalar parameters first,
 /// then the coordinates of the clause being visited.
@@ -252,8 +264,9 @@ public:
   const Collective *coll = nullptr;
   Binding binding;
   int64_t R = 0;
-  DType dtype = DType::F32;
+  DType dtype = DType::F32;        // the communicated buffers' type
   std::vector<int64_t> bufElems;
+  std::vector<DType> bufDType;     // each buffer's (bufferDType)
   std::vector<BoundClause> clauses;
   int dimSlot0 = 0;                // slot of a clause's first coordinate
   int varSlot = 0;                 // slots of the from and to set variables

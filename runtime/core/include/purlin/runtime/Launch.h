@@ -12,8 +12,8 @@
 
 namespace purlin {
 
-/// Bytes of the largest buffer of one rank under `b`: the size the chooser
-/// bands refer to.
+/// Bytes of the largest buffer of one rank under `b` (each in its own
+/// element type, bufferDType): the size the chooser bands refer to.
 int64_t callBytes(const Collective &c, const Binding &b);
 
 /// How a call's outputs overlap its inputs: not at all, each output at the
@@ -21,9 +21,9 @@ int64_t callBytes(const Collective &c, const Binding &b);
 enum class InPlace { No, SameStart, Any };
 
 /// The overlap of a call whose rank r has buffer i at bufs[r * nb + i],
-/// elems[i] elements of elemSize bytes each (nb: c.buffers.size()).
+/// elems[i] elements of elemSizes[i] bytes each (nb: c.buffers.size()).
 InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
-                        const int64_t *elems, int elemSize);
+                        const int64_t *elems, const int *elemSizes);
 
 /// Whether the checker proved plan `p` right for a call of `ranks` ranks
 /// with that overlap (inplace_safe, or inplace_same at the same address;

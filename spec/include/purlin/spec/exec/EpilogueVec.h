@@ -33,17 +33,24 @@ struct EpiVecOut {
 
 /// Rank r's buffers as an epilogue's statements see them: its inputs
 /// widened to f32, its outputs narrowed with one rounding (Tgt::loadF,
-/// Tgt::storeF). What E::uniform reads, and the base of what E::element
-/// sees (EpiElem, EpiVecElem).
+/// Tgt::storeF; a buffer of its own type, Shared::bufDType, through
+/// Tgt::loadFAs and Tgt::storeFAs). What E::uniform reads, and the base of
+/// what E::element sees (EpiElem, EpiVecElem).
 template <class Tgt> struct EpiRank {
   Tgt &t;
   const Shared &S;
   int r;
   PURLIN_HD float load(int buf, int64_t i) const {
-    return t.loadF((const char *)S.buf[r][buf], i);
+    const int d = S.bufDType[buf];
+    return d < 0 ? t.loadF((const char *)S.buf[r][buf], i)
+                 : t.loadFAs(d, (const char *)S.buf[r][buf], i);
   }
   PURLIN_HD void store(int buf, int64_t i, float x) const {
-    t.storeF((char *)S.buf[r][buf], i, x);
+    const int d = S.bufDType[buf];
+    if (d < 0)
+      t.storeF((char *)S.buf[r][buf], i, x);
+    else
+      t.storeFAs(d, (char *)S.buf[r][buf], i, x);
   }
 };
 
@@ -91,29 +98,31 @@ PURLIN_HD bool epiVecAligned(const Shared &S, const char *base, int64_t i) {
 /// Rank r's buffers as an epilogue's vector form sees them (E::elementVec,
 /// the register row): kEpiVec consecutive elements from index i, widened
 /// and narrowed as EpiRank does, as one vector access where the vector is
-/// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element.
+/// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element (a
+/// buffer of its own type always: EpiRank's load and store).
 template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
   PURLIN_HD void load8(int buf, int64_t i, float *out) const {
     const char *base = (const char *)this->S.buf[this->r][buf];
-    if (detail::epiVecAligned(this->S, base, i)) {
+    if (this->S.bufDType[buf] < 0 && detail::epiVecAligned(this->S, base, i)) {
       this->t.loadF8(base, i, out);
       return;
     }
     for (int j = 0; j < kEpiVec; ++j)
-      out[j] = this->t.loadF(base, i + j);
+      out[j] = this->load(buf, i + j);
   }
   /// A hint that load8(buf, i) comes soon (Tgt::prefetchF8).
   PURLIN_HD void prefetch8(int buf, int64_t i) const {
-    this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
+    if (this->S.bufDType[buf] < 0)
+      this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
   }
   PURLIN_HD void store8(int buf, int64_t i, const float *v) const {
     char *base = (char *)this->S.buf[this->r][buf];
-    if (detail::epiVecAligned(this->S, base, i)) {
+    if (this->S.bufDType[buf] < 0 && detail::epiVecAligned(this->S, base, i)) {
       this->t.storeF8(base, i, v);
       return;
     }
     for (int j = 0; j < kEpiVec; ++j)
-      this->t.storeF(base, i + j, v[j]);
+      this->store(buf, i + j, v[j]);
   }
 };
 

@@ -132,6 +132,11 @@ struct Shared {
   // 0: the target's own. Small messages run faster in smaller lanes (fewer
   // warps meet at each barrier); a target takes at most its own.
   int laneThreads = 0;
+  // Per buffer, its element type (Numbering.h's number) where it is not
+  // the launch's: an epilogue's own input or output declared with another
+  // floating type (a quantized output, an f32 scale); -1 for the launch's.
+  // Only epilogue statements read such a buffer (EpiRank).
+  int8_t bufDType[kMaxBuffers] = {-1, -1, -1, -1, -1, -1, -1, -1};
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
   // kSrcScratch) at scratchOff[buffer], then per clause R staging slots of
