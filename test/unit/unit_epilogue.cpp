@@ -109,19 +109,28 @@ Expect loops(Variant v, DType t, int R, int N, int H, const RankBuffers &d,
   return e;
 }
 
-void runCase(Variant v, DType t, int R, int N, int H) {
-  Collective c;
+// A description read and checked, bound to R ranks, N tokens of H and type
+// t, its buffers allocated (random inputs from `seed`); false on a failed
+// check (reported).
+bool setUp(const std::string &desc, DType t, int R, int N, int H, uint64_t seed,
+           Collective &c, Binding &b, RankBuffers &data) {
   std::string err;
-  if (!CHECK_MSG(readDesc(descText(v), c, err), err))
-    return;
+  if (!CHECK_MSG(readDesc(desc, c, err), err))
+    return false;
   std::vector<Diag> diags;
   if (!CHECK_MSG(checkStructure(c, diags), diags.empty() ? "" : diags[0].message))
-    return;
-  Binding b;
+    return false;
   b.scalars = {{"R", R}, {"N", N}, {"H", H}};
   b.dtype = t;
+  return CHECK_MSG(allocateBuffers(c, b, data, seed, kPoison, err), err);
+}
+
+void runCase(Variant v, DType t, int R, int N, int H) {
+  Collective c;
+  Binding b;
   RankBuffers data;
-  if (!CHECK_MSG(allocateBuffers(c, b, data, 1000 + N * 7 + H + R, kPoison, err), err))
+  std::string err;
+  if (!setUp(descText(v), t, R, N, H, 1000 + N * 7 + H + R, c, b, data))
     return;
   const int es = dtypeSize(t);
   const int ieps = c.bufferIndex("eps"), iy = c.bufferIndex("y"),
@@ -194,17 +203,10 @@ void ownTypes(bool perToken, DType t, int R, int N, int H) {
                 : "  store q [n*H + i] [v/scale[0]]\n";
   s += "end\n";
   Collective c;
-  std::string err;
-  if (!CHECK_MSG(readDesc(s, c, err), err))
-    return;
-  std::vector<Diag> diags;
-  if (!CHECK_MSG(checkStructure(c, diags), diags.empty() ? "" : diags[0].message))
-    return;
   Binding b;
-  b.scalars = {{"R", R}, {"N", N}, {"H", H}};
-  b.dtype = t;
   RankBuffers data;
-  if (!CHECK_MSG(allocateBuffers(c, b, data, 77 + N + H + R, kPoison, err), err))
+  std::string err;
+  if (!setUp(s, t, R, N, H, 77 + N + H + R, c, b, data))
     return;
   const int es = dtypeSize(t);
   const int ix = c.bufferIndex("x"), ires = c.bufferIndex("res"), iw = c.bufferIndex("w"),

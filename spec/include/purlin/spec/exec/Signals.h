@@ -51,6 +51,12 @@ namespace exec {
 //                                            element i of the launch's type
 //                                            widened to f32, or narrowed
 //                                            with one rounding (DType.h)
+//   float loadFAs(int d, const char *base, int64_t i) const;
+//   void storeFAs(int d, char *base, int64_t i, float v) const;
+//                                            the same for a buffer of type
+//                                            d (Numbering.h: f32, f16, bf16,
+//                                            f8e4m3, f8e5m2), an epilogue's
+//                                            own (Shared::bufDType)
 //   float rowReduce(float v, int op);        epilogues: the fold (kEpiRowSum,
 //                                            kEpiRowMax) of v over the
 //                                            lane's threads, in a fixed
