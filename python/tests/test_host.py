@@ -157,6 +157,27 @@ class UserCollectives(unittest.TestCase):
                 np.testing.assert_allclose(ys[r], want_y[r], rtol=1e-5, atol=1e-6,
                                            err_msg=f"y rank {r} inplace {inplace}")
 
+    def test_repeated_calls(self):
+        # A call like an earlier one reuses its Binding (Collective._quick):
+        # new arrays of the same shapes land where they are now; a changed
+        # size binds anew; a mistake after cached calls still raises.
+        coll = self.comm.load(REVERSE)
+        for C in (33, 33, 17, 33):
+            xs = [rand(np.int32, C) for _ in range(R)]
+            ys = [poisoned(np.int32, C) for _ in range(R)]
+            coll(x=xs, y=ys)
+            for r in range(R):
+                np.testing.assert_array_equal(ys[r], xs[R - 1 - r][::-1])
+        self.assertEqual(len(coll._calls), 2)
+        ro = [poisoned(np.int32, 33) for _ in range(R)]
+        ro[3].flags.writeable = False
+        with self.assertRaisesRegex(ValueError, "read-only"):
+            coll(x=xs, y=ro)
+        with self.assertRaisesRegex(TypeError, "holds f32"):
+            coll(x=xs, y=[poisoned(np.float32, 33) for _ in range(R)])
+        with self.assertRaisesRegex(ValueError, "has 32 elements"):
+            coll(x=xs, y=[poisoned(np.int32, 32) for _ in range(R)])
+
     def test_epilogue_own_types(self):
         # An epilogue's own buffers in other types than the communicated T
         # (f32 here): an f32 scale in, an f16 output; against numpy in f32,

@@ -136,6 +136,7 @@ struct Shared {
   // the launch's: an epilogue's own input or output declared with another
   // floating type (a quantized output, an f32 scale); -1 for the launch's.
   // Only epilogue statements read such a buffer (EpiRank).
+  static_assert(kMaxBuffers == 8, "bufDType's initializer lists kMaxBuffers -1s");
   int8_t bufDType[kMaxBuffers] = {-1, -1, -1, -1, -1, -1, -1, -1};
   void *buf[kMaxRanks][kMaxBuffers]; // every rank's buffers
   // Peer-visible scratch of every rank: copies of the inputs (for
