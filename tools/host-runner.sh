@@ -6,7 +6,7 @@
 # each result against the reference evaluator (OUTPUT --help).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=$1 gen=$2 out=$3
+build=$1 gen=$(cd "$2" && pwd) out=$3 # gen absolute: the unity files include from elsewhere
 flags=(-std=c++17 -O1 -I"$src/spec/include" -I"$src/runtime/core/include" -I"$src/atom-kernels"
        -I"$src/runtime/host/include" -I"$gen")
 objs=$(mktemp -d "${out}.objs.XXXXXX")
