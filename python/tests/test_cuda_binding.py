@@ -157,6 +157,23 @@ class CudaBinding(unittest.TestCase):
         self.assertEqual(creates, [("purlinCollCreate", b"C=16384")])
         self.assertEqual([c[2] for c in self.api.launches()], [[10000], [100]])
 
+    def test_user_collective_repeated(self):
+        # A user-written collective's repeated call (Collective._quick): new
+        # tensors of the same shapes launch at their own addresses with the
+        # kept Binding; another dtype goes through every check and raises.
+        self.api.scalars = [b"C"]
+        spread = self.comm.load(EVEN_SUM)
+        for _ in range(3):
+            xs, ys = self.tensors(100), self.tensors(200)
+            spread(x=xs, y=ys, op="max")
+            p, q = [t.data_ptr() for t in xs], [t.data_ptr() for t in ys]
+            self.assertEqual(self.api.launches(),
+                             [(0, 4, [100], [p[0], q[0], p[1], q[1]], 0xABC)])
+        self.assertEqual(len(spread._calls), 1)
+        with self.assertRaisesRegex(TypeError, "f16"):
+            spread(x=xs, y=self.tensors(200, self.torch.float16), op="max")
+        self.assertEqual(self.api.launches(), [])
+
     def test_user_collective_and_torch_compile(self):
         self.api.scalars = [b"C"]
         xs, ys = self.tensors(100), self.tensors(200)

@@ -31,6 +31,9 @@ class device:
     def __eq__(self, o):
         return (self.type, self.index) == (o.type, o.index)
 
+    def __hash__(self):  # as torch.device's
+        return hash((self.type, self.index))
+
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
