@@ -176,7 +176,7 @@ class Collective:
                 self.last_plan = self.impl.launch(b, ptrs, strategy)
                 return None
         arrays = {}
-        names = {n for n, _, _ in self.buffers}
+        names = self._names
         for k in list(kwargs):
             if k in names:
                 arrays[k] = self._ranks_of(k, kwargs.pop(k))

@@ -228,9 +228,7 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
     c->hasEpilogue = c->hasEpilogue || !cl.epilogue.empty();
   for (const Buffer &b : c->desc.buffers) {
     DType t;
-    const Param *p = c->desc.param(b.dtype);
-    c->bufDType.push_back(!(p && p->kind == ParamKind::Type) && parseDType(b.dtype, t)
-                              ? (int)t : -1);
+    c->bufDType.push_back(declaredDType(c->desc, b, t) ? (int)t : -1);
   }
   registerDatapaths();
   c->datapath = targetFor(info->target, err);

@@ -73,9 +73,14 @@ bool clauseBuffer(const Collective &c, const std::string &name) {
   return false;
 }
 
+bool declaredDType(const Collective &c, const Buffer &b, DType &t) {
+  const Param *p = c.param(b.dtype);
+  return !(p && p->kind == ParamKind::Type) && parseDType(b.dtype, t);
+}
+
 bool clauseDType(const Collective &c, DType &t, const Buffer **which) {
   for (const Buffer &buf : c.buffers)
-    if (clauseBuffer(c, buf.name) && parseDType(buf.dtype, t)) {
+    if (clauseBuffer(c, buf.name) && declaredDType(c, buf, t)) {
       if (which)
         *which = &buf;
       return true;
@@ -85,10 +90,7 @@ bool clauseDType(const Collective &c, DType &t, const Buffer **which) {
 
 DType bufferDType(const Collective &c, const Binding &b, int i) {
   DType t;
-  const Param *p = c.param(c.buffers[i].dtype);
-  if (!(p && p->kind == ParamKind::Type) && parseDType(c.buffers[i].dtype, t))
-    return t;
-  return b.dtype;
+  return declaredDType(c, c.buffers[i], t) ? t : b.dtype;
 }
 
 bool BoundCollective::init(const Collective &c, const Binding &b,

@@ -47,8 +47,7 @@ struct EpiChecker {
     if (!f || b.dtype == f->dtype)
       return;
     DType t;
-    const Param *p = c.param(b.dtype);
-    const bool concrete = !(p && p->kind == ParamKind::Type) && parseDType(b.dtype, t);
+    const bool concrete = declaredDType(c, b, t);
     if (clauseBuffer(c, b.name))
       error(loc, "buffer '" + b.name + "' is " + b.dtype + ", but the clause "
                  "reduces " + f->dtype + "; a buffer that a clause "

@@ -90,7 +90,7 @@ struct StructureChecker {
         error(b.loc, "'" + b.name + "' is defined more than once");
       DType t;
       const Param *tp = c.param(b.dtype);
-      if (!(tp && tp->kind == ParamKind::Type) && !parseDType(b.dtype, t))
+      if (!(tp && tp->kind == ParamKind::Type) && !declaredDType(c, b, t))
         error(b.loc, "unknown element type '" + b.dtype + "' of buffer '" +
                          b.name + "'");
       checkNames(b.size, {}, b.loc, "the size of buffer '" + b.name + "'");

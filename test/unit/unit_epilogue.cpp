@@ -59,6 +59,16 @@ float halfUlp(DType t, float v) {
   return std::fabs(v) * std::ldexp(1.0f, -bits);
 }
 
+// The received value of element k: buffer ix of every rank summed in f32,
+// in ascending rank (the contract's order).
+float recvAt(const RankBuffers &d, DType t, int R, int ix, int64_t k) {
+  const int es = dtypeSize(t);
+  float recv = elementToFloat(t, d[0][ix].data() + k * es);
+  for (int p = 1; p < R; ++p)
+    recv += elementToFloat(t, d[p][ix].data() + k * es);
+  return recv;
+}
+
 struct Expect {
   std::vector<std::vector<float>> y, res; // per rank
   std::vector<float> recvAbs, hAbs, scale; // for the tolerance (rank 0's rows)
@@ -82,9 +92,7 @@ Expect loops(Variant v, DType t, int R, int N, int H, const RankBuffers &d,
       float ss = 0.0f;
       for (int i = 0; i < H; ++i) {
         const int64_t k = (int64_t)n * H + i;
-        float recv = at(0, ix, k);
-        for (int p = 1; p < R; ++p)
-          recv += at(p, ix, k);
+        float recv = recvAt(d, t, R, ix, k);
         if (unfused)
           recv = rnd(t, recv);
         h[i] = v == kNoRes ? recv : recv + at(q, ires, k);
@@ -232,10 +240,7 @@ void ownTypes(bool perToken, DType t, int R, int N, int H) {
       float ss = 0.0f;
       for (int i = 0; i < H; ++i) {
         const int64_t k = (int64_t)n * H + i;
-        float recv = at(0, ix, k);
-        for (int p = 1; p < R; ++p)
-          recv += at(p, ix, k);
-        h[i] = recv + at(q, ires, k);
+        h[i] = recvAt(data, t, R, ix, k) + at(q, ires, k);
         ss += h[i] * h[i];
       }
       const float r = std::sqrt(ss / (float)H + at(q, ieps, 0));

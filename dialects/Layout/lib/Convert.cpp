@@ -153,10 +153,9 @@ FailureOr<CollectiveOp> importCollective(OpBuilder &b, const Collective &c,
   for (const Buffer &buf : c.buffers) {
     // A `type` parameter by reference; else a concrete type; a name that is
     // neither stays a reference, which the verifier reports.
-    const Param *tp = c.param(buf.dtype);
     DType t;
     Attribute elem =
-        !(tp && tp->kind == purlin::ParamKind::Type) && parseDType(buf.dtype, t)
+        declaredDType(c, buf, t)
             ? Attribute(TypeAttr::get(elementType(ctx, t)))
             : Attribute(FlatSymbolRefAttr::get(ctx, buf.dtype));
     BufferOp::create(b, loc(buf.loc), b.getStringAttr(buf.name),

@@ -232,6 +232,9 @@ bool evalParamExpr(const Collective &c, const Binding &b, const Expr &e,
 bool bufferElems(const Collective &c, const Binding &b, int i, int64_t &out,
                  std::string &error);
 
+/// The concrete element type buffer `b` declares (`x: i32[C]`); false where
+/// it names a `type` parameter (or nothing known).
+bool declaredDType(const Collective &c, const Buffer &b, DType &t);
 /// Whether buffer `name` is read or written by a clause's names (it is
 /// communicated), not only by an epilogue's statements.
 bool clauseBuffer(const Collective &c, const std::string &name);
