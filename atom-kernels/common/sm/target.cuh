@@ -301,6 +301,7 @@ __device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
 /// read or written).
 template <class E, uint32_t OPS, class Plan>
 __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
+  PURLIN_EPI_MARK(0);
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
   Target<E, OPS, Plan::kLines> t(S, rank, lane,

@@ -56,6 +56,38 @@
 #include <math.h>
 #endif
 
+// PURLIN_EPI_TIMING (a measurement build, never the default): thread 0 of
+// each lane stamps clock64() at the steps of the register row, and lane 0
+// of rank 0 prints the cycles between them in about one launch of 512 (the
+// clock's low bits pick it).
+#if defined(PURLIN_EPI_TIMING) && defined(__CUDA_ARCH__)
+__device__ __forceinline__ long long *purlin_epi_marks() {
+  __shared__ long long m[12];
+  return m;
+}
+#define PURLIN_EPI_MARK(i)                                                     \
+  do {                                                                         \
+    if (threadIdx.x == 0)                                                      \
+      purlin_epi_marks()[i] = clock64();                                       \
+  } while (0)
+#define PURLIN_EPI_REPORT(t, nrows, ninner)                                    \
+  do {                                                                         \
+    if (threadIdx.x == 0 && (t).rank() == 0 && (t).lane() == 0 &&              \
+        purlin_epi_marks()[8] % 512 == 0) {                                    \
+      const long long *m = purlin_epi_marks();                                 \
+      printf("epi-timing rows %lld inner %lld threads %d: start->rows %lld, "  \
+             "->row %lld, prefetch %lld, loads %lld, pass0 %lld, reduce %lld, " \
+             "pass1 %lld, barrier %lld, total %lld cycles\n",                    \
+             (long long)(nrows), (long long)(ninner), (int)blockDim.x,         \
+             m[1] - m[0], m[2] - m[1], m[3] - m[2], m[4] - m[3], m[5] - m[4],  \
+             m[6] - m[5], m[7] - m[6], m[8] - m[7], m[8] - m[0]);              \
+    }                                                                          \
+  } while (0)
+#else
+#define PURLIN_EPI_MARK(i) (void)0
+#define PURLIN_EPI_REPORT(t, nrows, ninner) (void)0
+#endif
+
 namespace purlin {
 namespace exec {
 
@@ -194,6 +226,7 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   if (th < nvec)
     nmine = ((int)nvec - th + T - 1) / T;
   float row[kV][kEpiVec];
+  PURLIN_EPI_MARK(2);
   // Every load of the thread's vectors announced first (Tgt::prefetchF8):
   // the contributions and, in the vector form, the statements' inputs of
   // each rank q the row runs for; the loads below, a few at a time in
@@ -211,6 +244,7 @@ PURLIN_UNROLL
         E::prefetchVec(EpiVecRank<Tgt>{{t, S, q}}, c, P);
     }
   }
+  PURLIN_EPI_MARK(3);
   {
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
@@ -236,6 +270,7 @@ PURLIN_UNROLL
           row[k][j] /= (float)S.R;
     }
   }
+  PURLIN_EPI_MARK(4);
   // Row reductions and uniform values not known yet are 0: a let the
   // element code computes in every pass may read them before they are
   // (its value is used only in later passes).
@@ -259,9 +294,14 @@ PURLIN_UNROLL
       else
         detail::epiVecHeld<C, E>(t, S, q, row[k], pass, c, ext, first, acc, red, u);
     }
+    if (pass == 0)
+      PURLIN_EPI_MARK(5);
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);
+    if (pass == 0)
+      PURLIN_EPI_MARK(6);
   }
+  PURLIN_EPI_MARK(7);
   for (int d = E::kRowDims; d < C::kDims; ++d)
     c[d] = 0;
 }
@@ -338,6 +378,7 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
   const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
+  PURLIN_EPI_MARK(1);
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
@@ -348,6 +389,8 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
       epiRowGeneral<C, E>(t, x, c, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
+  PURLIN_EPI_MARK(8);
+  PURLIN_EPI_REPORT(t, nrows, ninner);
 }
 } // namespace detail
 
