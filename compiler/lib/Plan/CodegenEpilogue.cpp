@@ -58,8 +58,30 @@ struct EpilogueEmitter {
       return std::nullopt;
     }
   }
+  /// "Launch" where buffer `buf` has the launch's element type (it declares
+  /// no concrete type of its own): EpiRank's and EpiVecRank's forms that
+  /// skip the run-time test of Shared::bufDType; "" where it may have its
+  /// own (the tested forms).
+  std::string typed(int buf) const {
+    DType t;
+    return declaredDType(c, c.buffers[buf], t) ? "" : "Launch";
+  }
   bool unitStep(const Expr &e, const Clause &cl) const {
     return stepIn(e, cl.dims.back().name) == std::optional<int64_t>(1);
+  }
+
+  /// Whether a value reads a row reduction (through its lets too).
+  bool readsReduction(const Expr &e, const Clause &cl) const {
+    if (e.kind() == Expr::Kind::Call && reduces(e))
+      return true;
+    if (e.kind() == Expr::Kind::Var)
+      for (auto &st : cl.epilogue.stmts)
+        if (st.let == e.name())
+          return readsReduction(st.value, cl);
+    for (auto &o : e.operands())
+      if (readsReduction(o, cl))
+        return true;
+    return false;
   }
 
   /// Whether a call is a row reduction (rowsum, rowmax).
@@ -114,10 +136,12 @@ struct EpilogueEmitter {
           vecOk = false;
         return "ld" + std::to_string(slotOf(*vecLoads, {buf, at})) + "[j]";
       }
-      const std::string load = "x.load(" + std::to_string(buf) + ", " + at + ")";
       // A row-uniform load is a uniform value of its own (firstPasses
       // issues it in pass 0, so its latency overlaps the first pass).
-      return hoisted ? uniformSlot(uni, load) : load;
+      if (hoisted)
+        return uniformSlot(uni, "x.load" + typed(buf) + "(" + std::to_string(buf) +
+                                    ", " + at + ")");
+      return "x.load(" + std::to_string(buf) + ", " + at + ")";
     }
     case Expr::Kind::Call: {
       const bool rowReduction = reduces(e);
@@ -143,7 +167,16 @@ struct EpilogueEmitter {
                        : e.kind() == Expr::Kind::Mul ? " * "
                                                      : " / ";
       std::string a = value(e.operands()[0], cl, folds, uni, letU, hoisted);
-      return "(" + a + op + value(e.operands()[1], cl, folds, uni, letU, hoisted) + ")";
+      std::string b = value(e.operands()[1], cl, folds, uni, letU, hoisted);
+      // Per element, by a row-uniform value that reads a row reduction
+      // (the norm's 1/rms): purlin_epi_div_row, a multiply by the
+      // divisor's reciprocal on a GPU (one reciprocal a row instead of a
+      // division an element; within the tolerance such values have,
+      // docs/language.md), the true division on the host.
+      if (e.kind() == Expr::Kind::Div && !hoisted &&
+          rowUniform(e.operands()[1], cl) && readsReduction(e.operands()[1], cl))
+        return "purlin_epi_div_row(" + a + ", " + b + ")";
+      return "(" + a + op + b + ")";
     }
     }
   }
@@ -256,7 +289,7 @@ struct EpilogueEmitter {
         first[k] = last;
     // A load reads an input, there from the start: issued in pass 0.
     for (size_t k = 0; k < nuni; ++k)
-      if (uni[k].rfind("x.load(", 0) == 0)
+      if (uni[k].rfind("x.load", 0) == 0)
         first[k] = 0;
     return first;
   }
@@ -339,7 +372,8 @@ struct EpilogueEmitter {
        << "  template <class X>\n  PURLIN_HD static void prefetchVec(const X &x, "
           "const int64_t *c, const Params &P) {\n    (void)x; (void)c; (void)P;\n";
     for (auto &l : loads)
-      os << "    x.prefetch8(" << l.first << ", " << l.second << ");\n";
+      os << "    x.prefetch8" << typed(l.first) << "(" << l.first << ", " << l.second
+         << ");\n";
     os << "  }\n";
     os << "  // the vector form: kEpiVec elements of the row from c on, the\n"
        << "  // received values in rv, each input loaded and each output stored\n"
@@ -350,8 +384,8 @@ struct EpilogueEmitter {
           "const float *u) {\n"
        << "    (void)pass; (void)c; (void)P; (void)acc; (void)red; (void)u;\n";
     for (size_t k = 0; k < loads.size(); ++k)
-      os << "    float ld" << k << "[kEpiVec];\n    x.load8(" << loads[k].first << ", "
-         << loads[k].second << ", ld" << k << ");\n";
+      os << "    float ld" << k << "[kEpiVec];\n    x.load8" << typed(loads[k].first) << "("
+         << loads[k].first << ", " << loads[k].second << ", ld" << k << ");\n";
     for (size_t k = 0; k < vstores.size(); ++k)
       os << "    float st" << k << "[kEpiVec];\n";
     os << "PURLIN_UNROLL\n    for (int j = 0; j < kEpiVec; ++j) {\n"
@@ -360,8 +394,8 @@ struct EpilogueEmitter {
     if (!vstores.empty()) {
       os << "    if (pass == kReductions) {\n";
       for (size_t k = 0; k < vstores.size(); ++k)
-        os << "      x.store8(" << vstores[k].first << ", " << vstores[k].second << ", st" << k
-           << ");\n";
+        os << "      x.store8" << typed(vstores[k].first) << "(" << vstores[k].first << ", "
+           << vstores[k].second << ", st" << k << ");\n";
       os << "    }\n";
     }
     os << "  }\n";

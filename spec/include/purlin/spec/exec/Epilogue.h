@@ -101,6 +101,17 @@ enum EpiRowOp : int { kEpiRowSum = 0, kEpiRowMax = 1 };
 // correctly rounded on the host and (without fast math) on the GPU.
 PURLIN_HD float purlin_epi_sqrt(float x) { return sqrtf(x); }
 PURLIN_HD float purlin_epi_abs(float x) { return fabsf(x); }
+/// a / b per element where b is a row-uniform value that reads a row
+/// reduction: on a GPU a times b's correctly rounded reciprocal (computed
+/// once for the row's elements; within 1.5 units in the last place of the
+/// true quotient), the true f32 division on the host (docs/language.md).
+PURLIN_HD float purlin_epi_div_row(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, __frcp_rn(b));
+#else
+  return a / b;
+#endif
+}
 PURLIN_HD float purlin_epi_min(float a, float b) { return b < a ? b : a; }
 PURLIN_HD float purlin_epi_max(float a, float b) { return a < b ? b : a; }
 /// One step of a row reduction (and of the reference's, in element order).
@@ -150,6 +161,10 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   }
 };
 
+/// Contributors whose addresses the register row reads at once (unrolled
+/// loops: the reads do not wait for each other).
+constexpr int kEpiGroup = 8;
+
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
 /// coordinates 0): every contributor's part of the row is one contiguous
@@ -175,9 +190,17 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
     }
     stride *= ext[d];
   }
-  for (int p = 0; p < S.R && ok; ++p)
-    ok = epiVecAligned(S, mappedSource<C>(S, src, p), i0);
-  return ok;
+  // Every contributor's vector start OR-ed: aligned iff each one is. The
+  // addresses are read kEpiGroup at a time, none waiting for another's test
+  // (on a GPU each is a constant-cache read that may miss).
+  const int64_t off = i0 * (int64_t)S.elemSize;
+  uintptr_t low = 0;
+  for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
+PURLIN_UNROLL
+    for (int b = 0; b < kEpiGroup; ++b)
+      if (p0 + b < S.R)
+        low |= (uintptr_t)(mappedSource<C>(S, src, p0 + b) + off);
+  return ok && epiVecAligned(S, (const char *)low, 0);
 }
 } // namespace detail
 
@@ -236,8 +259,11 @@ PURLIN_UNROLL
     if (k >= nmine)
       break;
     const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-    for (int p = 0; p < S.R; ++p)
-      t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
+    for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
+PURLIN_UNROLL
+      for (int b = 0; b < kEpiGroup; ++b)
+        if (p0 + b < S.R)
+          t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
     if constexpr (E::kVecForm) {
       detail::innerAt<C, E>(first, ext, c);
       for (int q = q0; q < q1; ++q)

@@ -35,20 +35,28 @@ struct EpiVecOut {
 /// widened to f32, its outputs narrowed with one rounding (Tgt::loadF,
 /// Tgt::storeF; a buffer of its own type, Shared::bufDType, through
 /// Tgt::loadFAs and Tgt::storeFAs). What E::uniform reads, and the base of
-/// what E::element sees (EpiElem, EpiVecElem).
+/// what E::element sees (EpiElem, EpiVecElem). The *Launch forms are for a
+/// buffer that purlinc knows has the launch's element type (it declares
+/// none of its own): no test of Shared::bufDType on the way.
 template <class Tgt> struct EpiRank {
   Tgt &t;
   const Shared &S;
   int r;
+  PURLIN_HD float loadLaunch(int buf, int64_t i) const {
+    return t.loadF((const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void storeLaunch(int buf, int64_t i, float x) const {
+    t.storeF((char *)S.buf[r][buf], i, x);
+  }
   PURLIN_HD float load(int buf, int64_t i) const {
     const int d = S.bufDType[buf];
-    return d < 0 ? t.loadF((const char *)S.buf[r][buf], i)
+    return d < 0 ? loadLaunch(buf, i)
                  : t.loadFAs(d, (const char *)S.buf[r][buf], i);
   }
   PURLIN_HD void store(int buf, int64_t i, float x) const {
     const int d = S.bufDType[buf];
     if (d < 0)
-      t.storeF((char *)S.buf[r][buf], i, x);
+      storeLaunch(buf, i, x);
     else
       t.storeFAs(d, (char *)S.buf[r][buf], i, x);
   }
@@ -101,24 +109,44 @@ PURLIN_HD bool epiVecAligned(const Shared &S, const char *base, int64_t i) {
 /// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element (a
 /// buffer of its own type always: EpiRank's load and store).
 template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
-  PURLIN_HD void load8(int buf, int64_t i, float *out) const {
+  /// load8 of a buffer of the launch's type (EpiRank's *Launch forms).
+  PURLIN_HD void load8Launch(int buf, int64_t i, float *out) const {
     const char *base = (const char *)this->S.buf[this->r][buf];
-    if (this->S.bufDType[buf] < 0 && detail::epiVecAligned(this->S, base, i)) {
+    if (detail::epiVecAligned(this->S, base, i)) {
       this->t.loadF8(base, i, out);
+      return;
+    }
+    for (int j = 0; j < kEpiVec; ++j)
+      out[j] = this->loadLaunch(buf, i + j);
+  }
+  PURLIN_HD void load8(int buf, int64_t i, float *out) const {
+    if (this->S.bufDType[buf] < 0) {
+      load8Launch(buf, i, out);
       return;
     }
     for (int j = 0; j < kEpiVec; ++j)
       out[j] = this->load(buf, i + j);
   }
   /// A hint that load8(buf, i) comes soon (Tgt::prefetchF8).
+  PURLIN_HD void prefetch8Launch(int buf, int64_t i) const {
+    this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
+  }
   PURLIN_HD void prefetch8(int buf, int64_t i) const {
     if (this->S.bufDType[buf] < 0)
-      this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
+      prefetch8Launch(buf, i);
+  }
+  PURLIN_HD void store8Launch(int buf, int64_t i, const float *v) const {
+    char *base = (char *)this->S.buf[this->r][buf];
+    if (detail::epiVecAligned(this->S, base, i)) {
+      this->t.storeF8(base, i, v);
+      return;
+    }
+    for (int j = 0; j < kEpiVec; ++j)
+      this->storeLaunch(buf, i + j, v[j]);
   }
   PURLIN_HD void store8(int buf, int64_t i, const float *v) const {
-    char *base = (char *)this->S.buf[this->r][buf];
-    if (this->S.bufDType[buf] < 0 && detail::epiVecAligned(this->S, base, i)) {
-      this->t.storeF8(base, i, v);
+    if (this->S.bufDType[buf] < 0) {
+      store8Launch(buf, i, v);
       return;
     }
     for (int j = 0; j < kEpiVec; ++j)
