@@ -171,6 +171,7 @@ public:
   float loadFAs(int, const char *b, int64_t i) { return loadF(b, i); }
   void storeFAs(int, char *b, int64_t i, float v) { storeF(b, i, v); }
   float rowReduce(float v, int) { return v; }
+  template <int N> void rowReduceN(float *, int, int) {}
   static constexpr int kEpiRowVecs = 1;
   void storeF8(char *, int64_t, const float *) { refuse(kEpilogueError); }
   void loadF8(const char *, int64_t, float *out) {

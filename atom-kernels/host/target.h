@@ -173,6 +173,7 @@ public:
     floatToElement(cfg_->dtype, v, (uint8_t *)base + i * S_.elemSize);
   }
   float rowReduce(float v, int) const { return v; }
+  template <int N> void rowReduceN(float *, int, int) const {}
   // An epilogue's buffer of its own type (exec::Shared::bufDType).
   float loadFAs(int d, const char *base, int64_t i) const {
     return elementToFloat((DType)d, (const uint8_t *)base + i * dtypeSize((DType)d));

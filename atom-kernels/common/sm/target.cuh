@@ -269,6 +269,32 @@ public:
     __syncthreads(); // part is reused by the next reduction
     return acc;
   }
+  // rowReduce of v[0] .. v[n-1] together: the same tree for each, one
+  // pair of barriers for all.
+  template <int N> __device__ void rowReduceN(float *v, int n, int op) {
+    __shared__ float part[N][32];
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j < n)
+        for (int o = 16; o > 0; o >>= 1)
+          v[j] = purlin_epi_fold(op, v[j], __shfl_xor_sync(0xffffffffu, v[j], o));
+    const int w = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+    if ((threadIdx.x & 31) == 0)
+#pragma unroll
+      for (int j = 0; j < N; ++j)
+        if (j < n)
+          part[j][w] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j < n) {
+        float acc = part[j][0];
+        for (int k = 1; k < nw; ++k)
+          acc = purlin_epi_fold(op, acc, part[j][k]);
+        v[j] = acc;
+      }
+    __syncthreads(); // part is reused by the next reduction
+  }
 
 private:
   const exec::Shared &S_;

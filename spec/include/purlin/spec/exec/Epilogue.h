@@ -164,6 +164,9 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
 /// Contributors whose addresses the register row reads at once (unrolled
 /// loops: the reads do not wait for each other).
 constexpr int kEpiGroup = 8;
+/// Ranks whose statements the register row runs side by side (the owned
+/// form's ranks q; one-shot has one).
+constexpr int kEpiRanksAtOnce = 4;
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -233,10 +236,11 @@ PURLIN_UNROLL
 /// One row in registers (see the head of this file): thread `th` of the
 /// lane owns vectors th, th + threads, ... of the row (a warp's loads are
 /// contiguous); c holds the row coordinates and zero inner coordinates.
-/// The statements run for ranks q0 .. q1-1 in turn (their inputs and
-/// outputs), over the one received row: [r, r+1) in one-shot, every rank
-/// in the owned form. Every contribution is read before the first store.
-template <class C, class E, class Tgt>
+/// The statements run for ranks q0 .. q1-1, kQ at a time side by side
+/// (their inputs and outputs), over the one received row: [r, r+1) in
+/// one-shot, every rank in the owned form. Every contribution is read
+/// before the first store.
+template <class C, class E, int kQ, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
                               int q0, int q1) {
@@ -297,35 +301,61 @@ PURLIN_UNROLL
     }
   }
   PURLIN_EPI_MARK(4);
-  // Row reductions and uniform values not known yet are 0: a let the
-  // element code computes in every pass may read them before they are
-  // (its value is used only in later passes).
-  float red[E::kReductions + 1] = {0.0f};
-  float u[E::kUniforms + 1] = {0.0f}; // each set in its first pass, kept after
-  for (int q = q0; q < q1; ++q)
+  // The statements run for kQ ranks q at a time (the owned form runs them
+  // for every rank, kEpiRanksAtOnce at a time; one-shot for its own, kQ 1):
+  // the ranks' passes side by side, so
+  // their loads overlap and one Tgt::rowReduceN folds all their row
+  // reductions (one pair of lane barriers on a GPU instead of one a rank).
+  // Each rank's statements, folds and stores are in the order they would
+  // have alone (its outputs are its own; its inputs are not another rank's
+  // outputs), so its results are the same bit for bit.
+  for (int qb = q0; qb < q1; qb += kQ) {
+    const int nq = q1 - qb < kQ ? q1 - qb : kQ;
+    // Row reductions and uniform values not known yet are 0: a let the
+    // element code computes in every pass may read them before they are
+    // (its value is used only in later passes).
+    float red[kQ][E::kReductions + 1] = {};
+    float u[kQ][E::kUniforms + 1] = {}; // each set in its first pass, kept after
 PURLIN_UNROLL
-  for (int pass = 0; pass <= E::kReductions; ++pass) {
-    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-    float acc = purlin_epi_identity(rop);
-    E::uniform(EpiRank<Tgt>{t, S, q}, pass, c, P, red, u);
+    for (int pass = 0; pass <= E::kReductions; ++pass) {
+      const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+      float acc[kQ];
 PURLIN_UNROLL
-    for (int k = 0; k < kV; ++k) {
-      if (k >= nmine)
-        break;
-      // the inner coordinates of the vector's first element
-      const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-      detail::innerAt<C, E>(first, ext, c);
-      if constexpr (E::kVecForm)
-        E::elementVec(EpiVecRank<Tgt>{{t, S, q}}, pass, c, P, row[k], acc, red, u);
-      else
-        detail::epiVecHeld<C, E>(t, S, q, row[k], pass, c, ext, first, acc, red, u);
+      for (int j = 0; j < kQ; ++j) {
+        acc[j] = purlin_epi_identity(rop);
+        if (j < nq)
+          E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
+      }
+PURLIN_UNROLL
+      for (int j = 0; j < kQ; ++j) {
+        if (j >= nq)
+          break;
+PURLIN_UNROLL
+        for (int k = 0; k < kV; ++k) {
+          if (k >= nmine)
+            break;
+          // the inner coordinates of the vector's first element
+          const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+          detail::innerAt<C, E>(first, ext, c);
+          if constexpr (E::kVecForm)
+            E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j}}, pass, c, P, row[k], acc[j],
+                          red[j], u[j]);
+          else
+            detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
+                                     red[j], u[j]);
+        }
+      }
+      if (pass == 0)
+        PURLIN_EPI_MARK(5);
+      if (pass < E::kReductions) {
+        t.template rowReduceN<kQ>(acc, nq, rop);
+PURLIN_UNROLL
+        for (int j = 0; j < kQ; ++j)
+          red[j][pass] = acc[j];
+      }
+      if (pass == 0)
+        PURLIN_EPI_MARK(6);
     }
-    if (pass == 0)
-      PURLIN_EPI_MARK(5);
-    if (pass < E::kReductions)
-      red[pass] = t.rowReduce(acc, rop);
-    if (pass == 0)
-      PURLIN_EPI_MARK(6);
   }
   PURLIN_EPI_MARK(7);
   for (int d = E::kRowDims; d < C::kDims; ++d)
@@ -408,7 +438,8 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
-      consumeRowsVec<C, E>(t, S, src, x.op, c, ext, ninner, q0, q1);
+      consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1>(t, S, src, x.op, c, ext,
+                                                          ninner, q0, q1);
       continue;
     }
     for (x.r = q0; x.r < q1; ++x.r)

@@ -61,6 +61,10 @@ namespace exec {
 //                                            kEpiRowMax) of v over the
 //                                            lane's threads, in a fixed
 //                                            order; every thread gets it
+//   template <int N> void rowReduceN(float *v, int n, int op);
+//                                            rowReduce of v[0] .. v[n-1]
+//                                            (n <= N) at once, each in
+//                                            rowReduce's order, in place
 //   static constexpr int kEpiRowVecs;        epilogues' register row
 //   void loadF8(const char *base, int64_t i, float *out) const;
 //                                            (exec/Epilogue.h): vectors of
