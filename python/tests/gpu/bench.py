@@ -46,6 +46,41 @@ except Exception as e:  # report the others still
     print("torch.compile failed:", repr(e)[:300])
     compiled = float("nan")
 
+# Where a compiled call's time goes (torch.compile costs ~100 us a call on
+# the H200 where the same kind of op costs ~15 us on a CPU tensor): the
+# lines of the code Inductor generated that call the op or copy (clones
+# around the op would mean it was not turned back into an in-place call),
+# the op called on its own (the dispatcher), the op compiled without
+# tracing comm.all_reduce (Dynamo's guards on the communicator), and a
+# stand-in op of the same schema whose kernel does nothing (torch's floor).
+try:
+    from torch._inductor.utils import run_and_get_code
+    torch._dynamo.reset()
+    _, codes = run_and_get_code(torch.compile(f, fullgraph=True), xs)
+    for code in codes:
+        for line in code.splitlines():
+            if "purlin" in line or "copy_" in line or "clone" in line:
+                print("  inductor:", line.strip()[:160], flush=True)
+    op = torch.ops.purlin.all_reduce_
+    print(f"torch.ops.purlin.all_reduce_ eager: "
+          f"{timed(lambda: op(xs, comm.id, 'sum')):.2f} us per call", flush=True)
+    torch._dynamo.reset()
+    direct = torch.compile(lambda v: op(v, comm.id, "sum"), fullgraph=True)
+    print(f"torch.compile of the op alone: {timed(lambda: direct(xs)):.2f} us per call",
+          flush=True)
+    stand_in = torch.library.Library("purlin_bench", "DEF")
+    stand_in.define("all_reduce_(Tensor(a!)[] tensors, int comm, str op) -> ()")
+    stand_in.impl("all_reduce_", lambda t, c, o: torch._C._increment_version(t),
+                  "CompositeExplicitAutograd")
+    torch.library.register_fake("purlin_bench::all_reduce_", lambda *a: None,
+                                lib=stand_in)
+    nop = torch.compile(lambda v: torch.ops.purlin_bench.all_reduce_(v, 0, "sum"),
+                        fullgraph=True)
+    print(f"torch.compile of a stand-in op that does nothing: "
+          f"{timed(lambda: nop(xs)):.2f} us per call", flush=True)
+except Exception as e:  # report the others still
+    print("compiled-call probe failed:", repr(e)[:300], flush=True)
+
 g = torch.cuda.CUDAGraph()
 with torch.cuda.graph(g):
     for _ in range(100):
