@@ -7,7 +7,7 @@
 #
 #   tools/gpu-epilogue.sh gen [DIR]   here, with build/bin/purlinc built:
 #                                     writes DIR/ (default gen-epi/): the
-#                                     three epilogue examples and all_reduce
+#                                     five epilogue examples and all_reduce
 #                                     for sm_90 (kernels ahead of time for
 #                                     bf16, f16, f32 with sum), and two
 #                                     copies of all_reduce_rmsnorm with one
@@ -30,8 +30,9 @@
 #   all_reduce_rmsnorm, f16, f32, f8e4m3, f8e5m2 (f8: kernels compiled at
 #     first use, NVRTC): tokens 1,2,3,7,128 x hidden 1024,8192
 #   gemma and nores variants, bf16 and f16: tokens 1,2,7,128 x hidden 1024,8192
-#   the fp8 variant (an f8e4m3 output, an f32 scale), bf16 and f16: tokens
-#     1,2,7,128,1000 x hidden 1024,8192
+#   the fp8 variants (an f8e4m3 output through an f32 scale per tensor, or
+#     per token, stored as f32), bf16 and f16: tokens 1,2,7,128,1000 x
+#     hidden 1024,8192
 #   all_reduce_rmsnorm_two_shot (two-shot at every size), bf16: tokens
 #     1,7,128,1000 x hidden 1024,4096,8192
 # (the larger cases are checked on their first and last 128 rows: rows are
@@ -44,7 +45,7 @@ case "$mode" in
 gen)
   P=${PURLINC:-build/bin/purlinc}
   rm -rf "$DIR" && mkdir -p "$DIR"
-  for f in all_reduce_rmsnorm all_reduce_rmsnorm_gemma all_reduce_rmsnorm_nores all_reduce_rmsnorm_fp8 all_reduce; do
+  for f in all_reduce_rmsnorm all_reduce_rmsnorm_gemma all_reduce_rmsnorm_nores all_reduce_rmsnorm_fp8 all_reduce_rmsnorm_fp8_token all_reduce; do
     "$P" "examples/$f.purlin" --target=sm_90 -o "$DIR" || exit 1
   done
   # The plans forced (the chooser's band edge moved to either end).
@@ -84,6 +85,7 @@ run)
       $T --only all_reduce_rmsnorm_gemma --dtypes bf16,f16 --tokens 1,2,7,128 --hidden 1024,8192
       $T --only all_reduce_rmsnorm_nores --dtypes bf16,f16 --tokens 1,2,7,128 --hidden 1024,8192
       $T --only all_reduce_rmsnorm_fp8 --dtypes bf16,f16 --tokens 1,2,7,128,1000 --hidden 1024,8192
+      $T --only all_reduce_rmsnorm_fp8_token --dtypes bf16,f16 --tokens 1,2,7,128,1000 --hidden 1024,8192
     fi
     $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
   } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
