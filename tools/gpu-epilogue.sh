@@ -16,6 +16,9 @@
 #                                     and _two_shot (row-aligned owners, 16
 #                                     lanes, as its large band), each with
 #                                     its in-place (copy) variant
+#   tools/gpu-epilogue.sh timing [DIR]  on the GPU machine: the bench built
+#                                     with -DPURLIN_EPI_TIMING, the cycles
+#                                     between the register row's steps
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -97,8 +100,28 @@ run)
   echo "== summary"
   printf '%s\n' "${summary[@]}"
   ;;
+timing)
+  # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles
+  # lane 0 of rank 0 spends between the register row's steps, printed by
+  # the bench's kernels in about one launch of 512. EPI_TOKENS (default
+  # 1,8,16,128), EPI_HIDDEN (default 4096,8192).
+  LOG=${OUT:-build-gpu-epi-t/logs}
+  B=build-gpu-epi-t
+  mkdir -p "$LOG"
+  cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+    -DCMAKE_CUDA_FLAGS=-DPURLIN_EPI_TIMING -DPURLIN_GEN_DIR="$PWD/$DIR" \
+    >"$LOG/configure.log" 2>&1 || { tail -30 "$LOG/configure.log"; exit 1; }
+  ninja -C "$B" -j"$(nproc)" purlin-epilogue-bench >"$LOG/build.log" 2>&1 \
+    || { grep -E "error|Error" "$LOG/build.log" | head -40; exit 1; }
+  $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden "${EPI_HIDDEN:-4096,8192}" \
+    --tokens "${EPI_TOKENS:-1,8,16,128}" >"$LOG/timing.log" 2>&1
+  grep -v "^epi-timing" "$LOG/timing.log" | tail -12
+  echo "== cycles between the register row's steps (lane 0 of rank 0; a lane without a row prints stale marks)"
+  grep "^epi-timing" "$LOG/timing.log" | sort -V | head -60
+  ;;
 *)
-  sed -n '2,35p' "$0"
+  sed -n '2,/^set -uo/p' "$0" | sed '$d'
   exit 2
   ;;
 esac
