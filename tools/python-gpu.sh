@@ -97,6 +97,11 @@ run)
       PURLIN_COOPERATIVE=$coop $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 \
         -w 100 -c 1 -G 0 --host-time 2>&1 | tee -a "$LOG/bench.log" | tail -1
     done
+    # Where purlinLaunch's host time goes (PURLIN_HOST_PROFILE: per phase,
+    # over every launch of the run, printed at exit).
+    echo "# eager, PURLIN_HOST_PROFILE=1" | tee -a "$LOG/bench.log"
+    PURLIN_HOST_PROFILE=1 $B -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 \
+      -w 100 -c 1 -G 0 --host-time 2>&1 | tee -a "$LOG/bench.log" | tail -8
   fi
   ;;
 esac

@@ -6,6 +6,8 @@
 #include "Internal.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace purlin;
@@ -21,6 +23,59 @@ bool oneLaunchAllowed() {
   }();
   return on;
 }
+
+/// PURLIN_HOST_PROFILE=1: purlinLaunch's host time by phase, summed over
+/// the process's successful launches and printed to stderr at exit (what
+/// an eager launch's host time is made of). Off, a phase costs one test of
+/// a flag read once.
+struct HostProfile {
+  static constexpr int kPhases = 5;
+  double ns[kPhases] = {};
+  long long launches = 0;
+  ~HostProfile() {
+    static const char *const names[kPhases] = {
+        "checks, scalars, sizes", "buffers", "plan choice", "layout, scratch",
+        "the datapath's launch (CUDA)"};
+    if (!launches)
+      return;
+    double total = 0;
+    for (double x : ns)
+      total += x;
+    std::fprintf(stderr, "purlinLaunch host time, %lld launches: %.2f us each\n",
+                 launches, total / 1e3 / (double)launches);
+    for (int i = 0; i < kPhases; ++i)
+      std::fprintf(stderr, "  %-30s %.2f us\n", names[i],
+                   ns[i] / 1e3 / (double)launches);
+  }
+};
+bool hostProfileOn() {
+  static const bool on = [] {
+    const char *e = std::getenv("PURLIN_HOST_PROFILE");
+    return e && e[0] == '1';
+  }();
+  return on;
+}
+HostProfile &hostProfile() {
+  static HostProfile p;
+  return p;
+}
+/// The clock of one launch's phases (nothing when the profile is off).
+struct PhaseClock {
+  bool on = hostProfileOn();
+  std::chrono::steady_clock::time_point t =
+      on ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  void mark(int phase) {
+    if (!on)
+      return;
+    const auto n = std::chrono::steady_clock::now();
+    hostProfile().ns[phase] += (double)std::chrono::duration_cast<std::chrono::nanoseconds>(n - t).count();
+    t = n;
+  }
+  void done() {
+    if (on)
+      ++hostProfile().launches;
+  }
+};
 
 /// Every rank's buffers into S.buf (this rank's, translated, on a
 /// multi-process communicator), checked against their sizes; `flat` holds
@@ -147,6 +202,7 @@ static int smallLaneThreads(const purlinColl &c, int64_t maxBytes) {
 extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   if (!c || !a)
     return fail(PURLIN_ERR_INVALID_ARGUMENT, "purlinLaunch: null argument");
+  PhaseClock clock;
   purlinComm *comm = c->comm;
   if (*(volatile uint32_t *)comm->errHost)
     if (purlinStatus st = stickyDeviceError(*comm))
@@ -173,6 +229,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     return st;
   if (!c->tableParams.empty())
     S.P = c->lastParams; // the scalars above, and the tables
+  clock.mark(0);
   std::vector<void *> flat;
   std::vector<int> missed; // captured, not registered yet: through a slot
   std::vector<StagedBuffer> staged; // eager, not registered: copied
@@ -181,10 +238,12 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     return st;
   if (comm->multiProcess)
     S.fingerprint = callFingerprint(a, staged);
+  clock.mark(1);
   int pick = -1;
   if (purlinStatus st =
           pickPlan(c, flat, maxBytes, S, !missed.empty(), pick))
     return st;
+  clock.mark(2);
   const purlin_plan_info &pl = c->info->plans[pick];
   S.L = pl.lanes;
   S.K = pl.chunks;
@@ -204,6 +263,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     S.signals[r] = (uint64_t *)c->sigs[pick][r];
   }
   c->lastPlan = pl.strategy;
+  clock.mark(3);
   DeviceGuard guard;
   for (size_t g = 0; g < comm->devices.size(); ++g) {
     cudaError_t e = cudaSetDevice(comm->devices[g]);
@@ -228,5 +288,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
       if (purlinStatus st = copyStaged(c, a, staged, false, stream))
         return st;
   }
+  clock.mark(4);
+  clock.done();
   return ok();
 }
