@@ -16,6 +16,9 @@
 #                                     and _two_shot (row-aligned owners, 16
 #                                     lanes, as its large band), each with
 #                                     its in-place (copy) variant
+#   tools/gpu-epilogue.sh variants [DIR]  on the GPU machine: the bench
+#                                     built with each measurement switch of
+#                                     exec/Epilogue.h, run one after another
 #   tools/gpu-epilogue.sh timing [DIR]  on the GPU machine: the bench built
 #                                     with -DPURLIN_EPI_TIMING, the cycles
 #                                     between the register row's steps
@@ -99,6 +102,32 @@ run)
   step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
   echo "== summary"
   printf '%s\n' "${summary[@]}"
+  ;;
+variants)
+  # The bench built once per measurement build of exec/Epilogue.h (each
+  # undoes one change; docs/performance.md, thirteenth session), side by
+  # side, then run one after another on the same grid (EPI_TOKENS, default
+  # 1,8,128,4096; EPI_HIDDEN, default 4096,8192).
+  LOG=${OUT:-build-gpu-epi-v/logs}
+  mkdir -p "$LOG"
+  flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
+         "-DPURLIN_EPI_NO_DIV_ROW -DPURLIN_EPI_UNGROUPED -DPURLIN_EPI_TESTED_TYPES")
+  t0=$(date +%s)
+  for i in "${!flags[@]}"; do
+    (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+       -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+       "-DCMAKE_CUDA_FLAGS=${flags[$i]}" -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-$i.log" 2>&1 &&
+     ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#flags[@]} + 1 )) purlin-epilogue-bench \
+       >"$LOG/build-$i.log" 2>&1 || echo "variant $i: build FAILED") &
+  done
+  wait
+  echo "== builds: $(( $(date +%s) - t0 )) s"
+  for i in "${!flags[@]}"; do
+    echo "== variant $i: ${flags[$i]:-(as committed)}"
+    "build-gpu-epi-v$i/tools/purlin-bench/purlin-epilogue-bench" -g 8 -n 50 \
+      --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
+      tee "$LOG/bench-$i.log" | grep -E "^ +[0-9]" | awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", unfused " $8 ", ratio " $11 ", " $13}'
+  done
   ;;
 timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles

@@ -106,7 +106,7 @@ PURLIN_HD float purlin_epi_abs(float x) { return fabsf(x); }
 /// once for the row's elements; within 1.5 units in the last place of the
 /// true quotient), the true f32 division on the host (docs/language.md).
 PURLIN_HD float purlin_epi_div_row(float a, float b) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && !defined(PURLIN_EPI_NO_DIV_ROW)
   return __fmul_rn(a, __frcp_rn(b));
 #else
   return a / b;
@@ -161,6 +161,13 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   }
 };
 
+/// Measurement builds (never the default; tools/gpu-epilogue.sh variants
+/// builds them side by side): PURLIN_EPI_NO_DIV_ROW divides on the GPU too,
+/// PURLIN_EPI_UNGROUPED reads the contributors' addresses one at a time,
+/// PURLIN_EPI_TESTED_TYPES makes the *Launch forms test Shared::bufDType
+/// as the others do (EpilogueVec.h): each undoes one of three changes
+/// measured only together.
+///
 /// Contributors whose addresses the register row reads at once (unrolled
 /// loops: the reads do not wait for each other).
 constexpr int kEpiGroup = 8;
@@ -196,6 +203,11 @@ PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
   // Every contributor's vector start OR-ed: aligned iff each one is. The
   // addresses are read kEpiGroup at a time, none waiting for another's test
   // (on a GPU each is a constant-cache read that may miss).
+#if defined(PURLIN_EPI_UNGROUPED) // a measurement build: one at a time
+  for (int p = 0; p < S.R && ok; ++p)
+    ok = epiVecAligned(S, mappedSource<C>(S, src, p), i0);
+  return ok;
+#else
   const int64_t off = i0 * (int64_t)S.elemSize;
   uintptr_t low = 0;
   for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
@@ -204,6 +216,7 @@ PURLIN_UNROLL
       if (p0 + b < S.R)
         low |= (uintptr_t)(mappedSource<C>(S, src, p0 + b) + off);
   return ok && epiVecAligned(S, (const char *)low, 0);
+#endif
 }
 } // namespace detail
 
@@ -263,11 +276,16 @@ PURLIN_UNROLL
     if (k >= nmine)
       break;
     const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+#if defined(PURLIN_EPI_UNGROUPED)
+    for (int p = 0; p < S.R; ++p)
+      t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
+#else
     for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
 PURLIN_UNROLL
       for (int b = 0; b < kEpiGroup; ++b)
         if (p0 + b < S.R)
           t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
+#endif
     if constexpr (E::kVecForm) {
       detail::innerAt<C, E>(first, ext, c);
       for (int q = q0; q < q1; ++q)

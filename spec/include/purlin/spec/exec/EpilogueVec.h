@@ -42,12 +42,27 @@ template <class Tgt> struct EpiRank {
   Tgt &t;
   const Shared &S;
   int r;
+#if defined(PURLIN_EPI_TESTED_TYPES) // a measurement build (Epilogue.h)
+  PURLIN_HD float loadLaunch(int buf, int64_t i) const {
+    const int d = S.bufDType[buf];
+    return d < 0 ? t.loadF((const char *)S.buf[r][buf], i)
+                 : t.loadFAs(d, (const char *)S.buf[r][buf], i);
+  }
+  PURLIN_HD void storeLaunch(int buf, int64_t i, float x) const {
+    const int d = S.bufDType[buf];
+    if (d < 0)
+      t.storeF((char *)S.buf[r][buf], i, x);
+    else
+      t.storeFAs(d, (char *)S.buf[r][buf], i, x);
+  }
+#else
   PURLIN_HD float loadLaunch(int buf, int64_t i) const {
     return t.loadF((const char *)S.buf[r][buf], i);
   }
   PURLIN_HD void storeLaunch(int buf, int64_t i, float x) const {
     t.storeF((char *)S.buf[r][buf], i, x);
   }
+#endif
   PURLIN_HD float load(int buf, int64_t i) const {
     const int d = S.bufDType[buf];
     return d < 0 ? loadLaunch(buf, i)
@@ -109,10 +124,15 @@ PURLIN_HD bool epiVecAligned(const Shared &S, const char *base, int64_t i) {
 /// aligned for it (Tgt::loadF8, Tgt::storeF8), else element by element (a
 /// buffer of its own type always: EpiRank's load and store).
 template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
+#if defined(PURLIN_EPI_TESTED_TYPES) // a measurement build (Epilogue.h)
+  static constexpr bool kTested = true;
+#else
+  static constexpr bool kTested = false;
+#endif
   /// load8 of a buffer of the launch's type (EpiRank's *Launch forms).
   PURLIN_HD void load8Launch(int buf, int64_t i, float *out) const {
     const char *base = (const char *)this->S.buf[this->r][buf];
-    if (detail::epiVecAligned(this->S, base, i)) {
+    if ((!kTested || this->S.bufDType[buf] < 0) && detail::epiVecAligned(this->S, base, i)) {
       this->t.loadF8(base, i, out);
       return;
     }
@@ -129,6 +149,8 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
   }
   /// A hint that load8(buf, i) comes soon (Tgt::prefetchF8).
   PURLIN_HD void prefetch8Launch(int buf, int64_t i) const {
+    if (kTested && this->S.bufDType[buf] >= 0)
+      return;
     this->t.prefetchF8((const char *)this->S.buf[this->r][buf], i);
   }
   PURLIN_HD void prefetch8(int buf, int64_t i) const {
@@ -137,7 +159,7 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
   }
   PURLIN_HD void store8Launch(int buf, int64_t i, const float *v) const {
     char *base = (char *)this->S.buf[this->r][buf];
-    if (detail::epiVecAligned(this->S, base, i)) {
+    if ((!kTested || this->S.bufDType[buf] < 0) && detail::epiVecAligned(this->S, base, i)) {
       this->t.storeF8(base, i, v);
       return;
     }
