@@ -111,7 +111,8 @@ variants)
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
-         "-DPURLIN_EPI_NO_DIV_ROW -DPURLIN_EPI_UNGROUPED -DPURLIN_EPI_TESTED_TYPES")
+         "-DPURLIN_EPI_NO_DIV_ROW -DPURLIN_EPI_UNGROUPED -DPURLIN_EPI_TESTED_TYPES"
+         "-DPURLIN_EPI_RANKS_AT_ONCE=1")
   t0=$(date +%s)
   for i in "${!flags[@]}"; do
     (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \

@@ -172,8 +172,12 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
 /// loops: the reads do not wait for each other).
 constexpr int kEpiGroup = 8;
 /// Ranks whose statements the register row runs side by side (the owned
-/// form's ranks q; one-shot has one).
-constexpr int kEpiRanksAtOnce = 4;
+/// form's ranks q; one-shot has one). PURLIN_EPI_RANKS_AT_ONCE=1, a
+/// measurement build, runs them one after another as before.
+#ifndef PURLIN_EPI_RANKS_AT_ONCE
+#define PURLIN_EPI_RANKS_AT_ONCE 4
+#endif
+constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -366,7 +370,10 @@ PURLIN_UNROLL
       if (pass == 0)
         PURLIN_EPI_MARK(5);
       if (pass < E::kReductions) {
-        t.template rowReduceN<kQ>(acc, nq, rop);
+        if constexpr (kQ == 1)
+          acc[0] = t.rowReduce(acc[0], rop);
+        else
+          t.template rowReduceN<kQ>(acc, nq, rop);
 PURLIN_UNROLL
         for (int j = 0; j < kQ; ++j)
           red[j][pass] = acc[j];
