@@ -129,6 +129,12 @@ variants)
       --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
       tee "$LOG/bench-$i.log" | grep -E "^ +[0-9]" | awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", unfused " $8 ", ratio " $11 ", " $13}'
   done
+  # The kernel as committed with 256-thread lanes (8 warps meet at each
+  # row reduction instead of 16; a 4096 row is then 2 vectors a thread).
+  echo "== variant 0 with PURLIN_LANE_THREADS=256"
+  PURLIN_LANE_THREADS=256 build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 \
+    --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
+    tee "$LOG/bench-lanes256.log" | grep -E "^ +[0-9]" | awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", unfused " $8 ", ratio " $11 ", " $13}'
   ;;
 timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles
