@@ -325,9 +325,9 @@ PURLIN_UNROLL
   PURLIN_EPI_MARK(4);
   // The statements run for kQ ranks q at a time (the owned form runs them
   // for every rank, kEpiRanksAtOnce at a time; one-shot for its own, kQ 1):
-  // the ranks' passes side by side, so
-  // their loads overlap and one Tgt::rowReduceN folds all their row
-  // reductions (one pair of lane barriers on a GPU instead of one a rank).
+  // the ranks' passes side by side, so their loads overlap and one
+  // Tgt::rowReduceN folds all their row reductions (one pair of lane
+  // barriers on a GPU instead of one a rank).
   // Each rank's statements, folds and stores are in the order they would
   // have alone (its outputs are its own; its inputs are not another rank's
   // outputs), so its results are the same bit for bit.
