@@ -161,6 +161,12 @@ public:
     return false;
   }
 
+  /// Flagged consume: declined, as pushLines.
+  int consumeLines(const char *const *, int, char *, int64_t, int64_t, int64_t,
+                   int, int, int) {
+    return 0;
+  }
+
   /// Epilogues (element-wise arithmetic on what a rank receives): refused
   /// with the reason, as reductions; the values returned are never stored.
   float loadF(const char *, int64_t) {

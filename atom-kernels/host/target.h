@@ -163,6 +163,28 @@ public:
     }
     return true;
   }
+  // A flagged register consume: the slots' lines of the range, polled and
+  // combined in source order (moveLines on one flat Move).
+  int consumeLines(const char *const *src, int nsrc, char *dst, int64_t soff,
+                   int64_t doff, int64_t bytes, int op, int, int) {
+    const int es = S_.elemSize;
+    if (nsrc < 1 || nsrc > exec::kRegPtrs || bytes % es || soff % 8 || doff % es)
+      return 0;
+    exec::Move m;
+    m.box.nfree = 1;
+    m.box.n = m.box.ext[0] = (soff + bytes) / es;
+    m.box.sstr[0] = m.box.dstr[0] = 1;
+    m.box.dbase = (doff - soff) / es; // slot name t to dst + (dbase + t)
+    m.nsrc = nsrc;
+    m.ndst = 1;
+    for (int i = 0; i < nsrc; ++i)
+      m.src[i] = src[i];
+    m.dst[0] = dst;
+    m.srcFlat = true;
+    m.op = op;
+    m.ll = exec::kLinesSrc;
+    return moveLines(m, soff / es, (soff + bytes) / es) ? 1 : -1;
+  }
   // Epilogues (exec/Epilogue.h): elements as f32 through DType.h, the
   // reference's conversions; a lane is one thread, so a row reduction is
   // the thread's own fold, in element order.

@@ -233,6 +233,125 @@ __device__ __forceinline__ bool pushLines(const char *src, char *const *dst,
   return true;
 }
 
+/// A flagged consume from registers, op OP: the lines from data byte soff
+/// on of each of the ns slots src[] (ns <= kFastPtrs), `bytes` of data,
+/// combined in source order into dst + doff. A thread loads its line of
+/// every slot at once (one 16-byte load each), polls those not there yet,
+/// combines and stores: no Move, no shared memory, no lane barrier between
+/// the lines. False: a line did not arrive in time.
+template <class E, int OP>
+__device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
+                                            char *dst, int64_t soff,
+                                            int64_t doff, int64_t bytes,
+                                            int tid, int nthr, uint32_t flag,
+                                            uint64_t timeout) {
+  using Raw = typename E::Raw;
+  constexpr int es = sizeof(Raw), epl = kLineData / es;
+  const char *s[kFastPtrs];
+#pragma unroll
+  for (int i = 0; i < kFastPtrs; ++i)
+    s[i] = i < ns ? src[i] + soff / kLineData * kLineBytes : nullptr;
+  char *d = dst + doff;
+  const bool whole = ((uintptr_t)d & 7) == 0;
+  const int64_t full = bytes / kLineData, nl = (bytes + kLineData - 1) / kLineData;
+  for (int64_t j = tid; j < nl; j += nthr) {
+    // Every slot's line at once; while any is missing, all of them again
+    // (a loop over the unrolled loads, so v stays in registers: polling
+    // one line through a reference put v in local memory).
+    uint64_t v[kFastPtrs];
+    bool all = true;
+#pragma unroll
+    for (int u = 0; u < kFastPtrs; ++u) {
+      uint64_t x = 0; // set on every path: nothing carried to the next line
+      if (u < ns)
+        all &= peekLine(s[u] + j * kLineBytes, flag, x);
+      v[u] = x;
+    }
+    if (!all) {
+      const uint64_t start = globalTimerNs();
+      for (uint32_t i = 1; !all; ++i) {
+        all = true;
+#pragma unroll
+        for (int u = 0; u < kFastPtrs; ++u) {
+          uint64_t x = 0;
+          if (u < ns)
+            all &= peekLine(s[u] + j * kLineBytes, flag, x);
+          v[u] = x;
+        }
+        if (!all && (i & 1023) == 0 && globalTimerNs() - start > timeout)
+          return false;
+      }
+    }
+    uint64_t out = v[0];
+    if constexpr (OP != exec::kCopy) {
+      typename E::Acc acc[epl];
+#pragma unroll
+      for (int e = 0; e < epl; ++e) {
+        Raw x;
+        uint64_t bits = v[0] >> (8 * es * e);
+        memcpy(&x, &bits, es);
+        acc[e] = E::widen(x);
+      }
+#pragma unroll
+      for (int u = 1; u < kFastPtrs; ++u) {
+        if (u >= ns)
+          break;
+#pragma unroll
+        for (int e = 0; e < epl; ++e) {
+          Raw x;
+          const uint64_t bits = v[u] >> (8 * es * e);
+          memcpy(&x, &bits, es);
+          acc[e] = combine<E, OP>(acc[e], E::widen(x));
+        }
+      }
+      out = 0;
+#pragma unroll
+      for (int e = 0; e < epl; ++e) {
+        const Raw o = E::narrow(finish<E, OP>(acc[e], ns));
+        uint64_t bits = 0;
+        memcpy(&bits, &o, es);
+        out |= bits << (8 * es * e);
+      }
+    }
+    if (j < full && whole) {
+      *(uint64_t *)(d + j * kLineData) = out;
+      continue;
+    }
+    const int n = (int)((j < full ? kLineData : bytes - j * kLineData) / es);
+    for (int e = 0; e < n; ++e) {
+      Raw o;
+      const uint64_t bits = out >> (8 * es * e);
+      memcpy(&o, &bits, es);
+      *(Raw *)(d + j * kLineData + e * es) = o;
+    }
+  }
+  return true;
+}
+
+/// exec's consumeLines contract with the op dispatched (one slot, or a
+/// copy, takes the copy path): 1 done, 0 declined (nothing done: more
+/// slots than registers hold, soff not a line's start, or an op the kernel
+/// is not built for), -1 a line did not arrive in time.
+template <class E, uint32_t OPS>
+__device__ __forceinline__ int consumeLines(const char *const *src, int ns,
+                                            char *dst, int64_t soff,
+                                            int64_t doff, int64_t bytes,
+                                            int op, int tid, int nthr,
+                                            uint32_t flag, uint64_t timeout) {
+  if (ns < 1 || ns > kFastPtrs || (soff & 7) || bytes % sizeof(typename E::Raw))
+    return 0;
+  if (op == exec::kCopy || ns == 1)
+    return consumeLinesOp<E, exec::kCopy>(src, ns, dst, soff, doff, bytes, tid,
+                                          nthr, flag, timeout) ? 1 : -1;
+  bool arrived = true;
+  if (!withReduction<E, OPS>(op, [&](auto o) {
+        arrived = consumeLinesOp<E, decltype(o)::value>(
+            src, ns, dst, soff, doff, bytes, tid, nthr, flag, timeout);
+      }))
+    return 0;
+  return arrived ? 1 : -1;
+}
+
 /// The flagged move with its op dispatched (a copy, or one contribution,
 /// takes the copy path). `ok` false: the op cannot run in this kernel (a
 /// copy-only instantiation, or an op it is not built for).

@@ -183,6 +183,18 @@ public:
     return sm::pushLines(src, dst, ndst, soff, doff, bytes, tid, nthr,
                          (uint32_t)epoch_);
   }
+  /// exec's consumeLines: 1 done, 0 declined, -1 a line did not arrive in
+  /// time (the step then aborts the lane, which reports the timeout).
+  __device__ int consumeLines(const char *const *src, int nsrc, char *dst,
+                              int64_t soff, int64_t doff, int64_t bytes,
+                              int op, int tid, int nthr) {
+    if constexpr (LINES)
+      return sm::consumeLines<E, OPS>(src, nsrc, dst, soff, doff, bytes, op,
+                                      tid, nthr, (uint32_t)epoch_,
+                                      aux_[1] ? aux_[1] : kDefaultTimeoutNs);
+    else
+      return 0; // no flagged lines in this plan: the generic path traps
+  }
   __device__ int64_t vecElems() const {
     return kVecBytes / (int64_t)sizeof(typename E::Raw);
   }

@@ -226,5 +226,31 @@ bool SymTarget::pushLines(const char *src, char *const *dst, int ndst,
   return true;
 }
 
+// The flagged register consume, taken or declined by the same turns: the
+// slots' lines of the range, combined into the destination (one flat Move).
+int SymTarget::consumeLines(const char *const *src, int nsrc, char *dst,
+                            int64_t soff, int64_t doff, int64_t bytes, int op,
+                            int, int) {
+  const Sim::Proc &p = sim_.procs_[proc_];
+  const int64_t es = sim_.es_;
+  if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
+    return 0;
+  exec::Move m;
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = (soff + bytes) / es;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.box.dbase = (doff - soff) / es; // slot name t to dst + (dbase + t)
+  m.nsrc = nsrc;
+  m.ndst = 1;
+  for (int i = 0; i < nsrc; ++i)
+    m.src[i] = src[i];
+  m.dst[0] = dst;
+  m.srcFlat = true;
+  m.op = op;
+  m.ll = exec::kLinesSrc;
+  sim_.moveNames(m, soff / es, (soff + bytes) / es);
+  return 1;
+}
+
 } // namespace check
 } // namespace purlin

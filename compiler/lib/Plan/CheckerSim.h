@@ -130,6 +130,8 @@ public:
                int nthr);
   bool pushLines(const char *src, char *const *dst, int ndst, int64_t soff,
                  int64_t doff, int64_t bytes, int tid, int nthr);
+  int consumeLines(const char *const *src, int nsrc, char *dst, int64_t soff,
+                   int64_t doff, int64_t bytes, int op, int tid, int nthr);
 
 private:
   Sim &sim_;

@@ -45,6 +45,16 @@ namespace exec {
 //                                            doff of the slot's data
 //                                            onwards; false (nothing done)
 //                                            where the target declines
+//   int consumeLines(const char *const *src, int nsrc, char *dst,
+//                    int64_t soff, int64_t doff, int64_t bytes, int op,
+//                    int tid, int nthr);     a flagged register consume:
+//                                            `bytes` of data from data
+//                                            byte soff on of each slot
+//                                            src[i] (nsrc <= kRegPtrs),
+//                                            polled, combined by op in
+//                                            order, to dst + doff; 1 done,
+//                                            0 declined (nothing done), -1
+//                                            a line timed out
 //   float loadF(const char *base, int64_t i) const;
 //   void storeF(char *base, int64_t i, float v) const;
 //                                            epilogues (exec/Epilogue.h):

@@ -139,6 +139,50 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   return true;
 }
 
+/// A flagged consume (the low-latency protocol) of one box read from every
+/// rank's staging slot for this rank: each thread polls its lines of the R
+/// slots and writes the combined names (Tgt::consumeLines), with no shared
+/// Move and no build by the lane leader, as pushRegisters does for the
+/// push. The Move path kept ptxas's spills of the generic move in the
+/// low-latency kernel's consume (docs/performance.md, issue 17). False,
+/// with nothing done, where the box is not one contiguous run or the
+/// target declines; every thread of the lane decides alike. A line that
+/// does not arrive in time aborts the lane, as laneMoves does.
+template <class C, class Tgt>
+PURLIN_HD bool consumeLinesRegisters(Tgt &t, int64_t pieces, int64_t piece,
+                                     int op) {
+  if constexpr (isGeneral<C>())
+    return false;
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  if (C::kFromRole != kEvery || R > kRegPtrs)
+    return false;
+  Box b;
+  if (!flows<C>(S.P, 0, r) || !makeBox<C>(S.P, 0, r, b)) {
+    t.barrier(); // nothing flows here, as in the general path
+    return true;
+  }
+  if (b.nfree != 1 || b.dstr[0] != 1)
+    return false;
+  int64_t lo, hi;
+  const int64_t g = t.vecElems(), es = 16 / g;
+  splitRange(b.n, pieces, piece, g, lo, hi);
+  int st = 1;
+  if (lo < hi) {
+    const char *srcs[kRegPtrs];
+    for (int p = 0; p < kRegPtrs; ++p)
+      srcs[p] = p < R ? detail::stagingSlot<C>(S, r, p) : nullptr;
+    st = t.consumeLines(srcs, R, (char *)S.buf[r][C::kToBuf], lo * es,
+                        (b.dbase + lo) * es, (hi - lo) * es, op, t.thread(),
+                        t.threads());
+    if (st == 0)
+      return false;
+  }
+  if (t.barrierOr(st < 0))
+    t.abort();
+  return true;
+}
+
 /// consume from output: the names this rank receives (a clause every rank
 /// receives, contributors `*`), part p of each box copied from the output
 /// of its owner p, for owners p in [lo, hi) but this rank; piece (chunk,
@@ -198,6 +242,10 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
                      dst != kDstPartial && !(sel == kSelOwned && dst == kDstSelf);
   if (plain && !(flags & kFlagged) &&
       consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece, op))
+    return;
+  if (plain && (flags & kFlagged) && src == kSrcStaging && sel == kSelMine &&
+      dst == kDstSelf &&
+      consumeLinesRegisters<C>(t, pieces, piece, op))
     return;
   if (src == kSrcOutput) {
     pullParts<C>(t, pieces, piece, lo, hi);
