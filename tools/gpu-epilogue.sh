@@ -112,7 +112,8 @@ variants)
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
          "-DPURLIN_EPI_NO_DIV_ROW -DPURLIN_EPI_UNGROUPED -DPURLIN_EPI_TESTED_TYPES"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=1")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=1"
+         "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4")
   t0=$(date +%s)
   for i in "${!flags[@]}"; do
     (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \

@@ -41,6 +41,14 @@
 #define PURLIN_SM_THREADS 512
 #endif
 
+// The register row's vectors a thread (Target::kEpiRowVecs). 2 with 512
+// threads (the 128 registers a thread that bound leaves); a measurement
+// build with PURLIN_SM_THREADS=256 (255 registers) may hold 4, so that a
+// row of 8192 stays in registers with half the warps.
+#ifndef PURLIN_SM_EPI_ROW_VECS
+#define PURLIN_SM_EPI_ROW_VECS 2
+#endif
+
 namespace purlin {
 namespace sm {
 
@@ -244,7 +252,7 @@ public:
   // or more 16-byte loads, or one 8-byte load for 1-byte elements; the
   // caller checked the alignment) and widened as loadF does; storeF8 the
   // converse (narrowed as storeF does).
-  static constexpr int kEpiRowVecs = 2;
+  static constexpr int kEpiRowVecs = PURLIN_SM_EPI_ROW_VECS;
   __device__ void loadF8(const char *base, int64_t i, float *out) const {
     RawVec<typename E::Raw> x;
     x.load((const typename E::Raw *)base + i);
