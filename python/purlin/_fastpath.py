@@ -68,10 +68,13 @@ def _load():
     try:
         import torch  # noqa: F401  (the library links to torch's)
         if os.path.isfile(so):  # built before: no compiler, no ninja run
-            spec = importlib.util.spec_from_file_location(name, so)
-            m = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(m)
-            return m
+            try:
+                spec = importlib.util.spec_from_file_location(name, so)
+                m = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(m)
+                return m
+            except ImportError:  # still being written by another process:
+                pass             # cpp_extension's lock waits for it below
         from torch.utils import cpp_extension
         os.makedirs(d, exist_ok=True)
         t = time.perf_counter()
