@@ -60,9 +60,11 @@ struct Call {
 };
 
 // Appends the address and TensorImpl of each tensor of seq while it is a
-// list or tuple of nranks objects each exactly a torch.Tensor, defined,
-// strided, of the call's dtype, on its device, contiguous, of n elements:
+// list or tuple of nranks objects each exactly a torch.Tensor, strided, of
+// the call's dtype, on its device, contiguous, of n elements:
 // run_standard's quick pass (_addresses) with the list checks before it.
+// (A torch.Tensor object always holds a defined tensor: Python's undefined
+// tensor is None, which the class check refuses.)
 bool gather(Call& c, PyObject* seq, int64_t n) {
   if (!PyList_Check(seq) && !PyTuple_Check(seq))
     return false;
@@ -76,7 +78,7 @@ bool gather(Call& c, PyObject* seq, int64_t n) {
     if (Py_TYPE(o) != tensorType)
       return false;
     const at::Tensor& t = THPVariable_Unpack(o);
-    if (!t.defined() || t.layout() != c10::kStrided || t.scalar_type() != c.dtype)
+    if (t.layout() != c10::kStrided || t.scalar_type() != c.dtype)
       return false;
     c10::Device d = t.device();
     if (d.type() != c.devType || d.index() != c.devIndex)
