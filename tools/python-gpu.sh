@@ -14,8 +14,11 @@
 #                                       PYTEST_MP=0 skips them; PYTEST_ARGS,
 #                                       PYTEST_MP_ARGS: more pytest
 #                                       arguments, e.g. -k), the
-#                                       benchmark, and the C API's figure
-#                                       (purlin-bench) for comparison
+#                                       benchmark (eager calls on the C++
+#                                       path, _fastpath.cpp, built first,
+#                                       and on the Python path), and the
+#                                       C API's figure (purlin-bench) for
+#                                       comparison
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PURLIN_PY_CACHE=$PWD/.pycache-gpu PYTHONPATH=$PWD/python
@@ -60,6 +63,17 @@ run)
   export PURLIN_CACHE_DIR=$PWD/.jitcache
   mkdir -p "$PURLIN_CACHE_DIR"
   python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+  # The eager calls' C++ path (python/purlin/_fastpath.cpp), built at first
+  # use into $PURLIN_PY_CACHE: built here, outside the timed and time-limited
+  # runs (its build time for the record); a failed build says why and the
+  # calls take the Python path (test_fast_path_against_python then fails).
+  python3 -c "
+import time, torch
+from purlin import _fastpath
+t = time.perf_counter()
+m = _fastpath.module()
+print('== fast path (_fastpath.cpp):', 'ready' if m else 'NOT BUILT', 'in %.1f s' % (time.perf_counter() - t))
+" 2>&1 | grep -v 'No CUDA runtime'
   t0=$(date +%s)
   if [ "${PYTEST:-1}" = 1 ]; then  # PYTEST=0: the benchmarks alone
     timeout "${PYTEST_TIMEOUT:-300}" python3 -m pytest -q -p no:cacheprovider --durations=8 \

@@ -212,6 +212,9 @@ class CudaColl:
             if st:
                 check(st, name)
 
+        # What the C++ path of the standard calls (cuda.py, _fastpath.cpp)
+        # needs of this launcher: the purlinArgs it fills and launches.
+        f.args = a
         if not tables:
             self.launchers[key] = f
         return f

@@ -16,7 +16,7 @@ import operator
 
 import torch
 
-from . import _arrays
+from . import _arrays, _fastpath
 from .communicator import Communicator, op_name
 
 # The standard calls: buffer sizes per rank as (x, y) in units of C.
@@ -54,6 +54,13 @@ def _gpu_target(index):
 
 
 class CudaCommunicator(Communicator):
+    # The device type the C++ path of the eager calls (_fastpath.cpp) checks
+    # the tensors against and reads the current stream of.
+    fast_device_type = "cuda"
+    # A fixed stream handle for the C++ path instead of the device's current
+    # stream (None): for a device type without streams (the CPU tests).
+    fast_stream = None
+
     def __init__(self, nranks, device, target=None):
         import torch
         from . import _cuda
@@ -72,6 +79,10 @@ class CudaCommunicator(Communicator):
         _COMMS[self.id] = self
         self._impls = []  # every CudaColl made here, closed with the comm
         self._calls = {}  # run_standard's checked constants, see _StdCall
+        # The C++ path's run() once it is built (None: the Python path
+        # alone); whether it is wanted (set_fast_path, PURLIN_TORCH_EXT).
+        self._fast = None
+        self._fast_on = _fastpath.enabled()
         if len(_COMMS) == 1:
             # Before the interpreter tears down torch and the CUDA runtime:
             # free purlin's memory while they still answer.
@@ -116,6 +127,17 @@ class CudaCommunicator(Communicator):
         _cuda.lib().purlinCommDestroy(self.handle)
         self.handle = None
         _COMMS.pop(self.id, None)
+
+    def set_fast_path(self, on):
+        """Turns the C++ path of the eager standard calls (_fastpath.cpp) on
+        or off for this communicator; whether it is on (False where it is
+        disabled, PURLIN_TORCH_EXT=0, or could not be built). On by default;
+        off, every call takes the Python path (to compare the two: the GPU
+        tests, bench.py)."""
+        m = _fastpath.module() if on else None
+        self._fast_on = m is not None
+        self._fast = m.run if m is not None else None
+        return self._fast_on
 
     def _release(self):
         """What the communicator holds besides its collectives (symmetric
@@ -243,9 +265,16 @@ class CudaCommunicator(Communicator):
                                ";".join(layout) + "|" + ";".join(params))
         return True
 
-    def run_standard(self, name, xs, ys, root, op):
-        """The eager path of a standard call: the checks in Python, one
-        launch through the C API (no binding text, cached arguments).
+    def run_standard(self, name, xs, ys, root, op, bump=None):
+        """The eager path of a standard call: one launch through the C API
+        (no binding text, cached arguments). ``bump``: the torch op kernels'
+        version-counter bumper, applied to the outputs (torch_ops.py).
+
+        Once a call's constants have launched through Python, the same call
+        goes to C++ (_fastpath.cpp: the checks, the addresses, the stream,
+        purlinLaunch, the bump, in one C call). What C++ doubts (a bad
+        tensor, a subclass, an instance grown since) comes on to the Python
+        path below, which raises the exact error or launches.
 
         Its cost is per call, so only what can change between two calls is
         looked at every time: each tensor's class, dtype, device, contiguity,
@@ -256,6 +285,24 @@ class CudaCommunicator(Communicator):
         dtype and size, root, op: the size and root checks, the element
         type's number, the collective, its launcher) is worked out once per
         combination (self._calls)."""
+        fast = self._fast
+        if fast is not None:
+            try:  # anything odd (not a list, not tensors): the checks below
+                x0 = xs[0]
+                call = self._calls[(name, x0.dtype, x0.numel(), root, op)]
+            except Exception:
+                call = None
+            # Only on the instance the C++ call was made for: a larger one
+            # made since (fit) has its own launcher, from the Python path.
+            if call is not None and call.fast is not None and call.impl.coll is call.fast_coll:
+                st = fast(call.fast, xs, ys, bump is not None)
+                if st == 0:
+                    return
+                if st > 0:  # purlinLaunch failed: as the Python launcher says
+                    from . import _cuda
+                    _cuda.check(st, call.impl.name)
+        if bump is not None:
+            bump(ys)
         L = self.local_ranks
         if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
             raise TypeError(f"{name}: takes a list of {L} tensors, one per rank")
@@ -280,6 +327,28 @@ class CudaCommunicator(Communicator):
         if launch is None:
             launch = self._std_launcher(name, call)
         launch(ptrs)
+        if self._fast_on and call.fast_coll is not call.impl.coll:
+            self._fast_register(call, launch)
+
+    def _fast_register(self, call, launch):
+        """Hands a call's constants and launcher, after its first launch
+        through Python, to the C++ path (built here at first use; where it
+        cannot be, the Python path stays, warned once)."""
+        call.fast_coll = call.impl.coll  # tried once per instance
+        m = _fastpath.module()
+        if m is None:
+            self._fast_on = False
+            return
+        from . import _cuda
+        impl, L = call.impl, self.local_ranks
+        call.fast = m.make(
+            _fastpath.launch_address(_cuda.lib()), impl.coll.value or 0,
+            ctypes.addressof(launch.args), ctypes.addressof(impl.ptrs),
+            ctypes.addressof(impl.stream), call.tdtype, self.fast_device_type,
+            self.index, L, call.nx, call.ny, _order(L, True), _order(L, False),
+            self.fast_stream)
+        call.fast_launch = launch  # keeps the purlinArgs C++ points at
+        self._fast = m.run
 
     def _std_call(self, name, xdt, nx, root, op):
         """run_standard's checks of the call's constants (raising as each
@@ -298,7 +367,7 @@ class CudaCommunicator(Communicator):
                              f"a multiple of the {R} ranks")
         if name in _ROOTED and not 0 <= int(root) < R:
             raise ValueError(f"{name}: root {root} outside [0, {R})")
-        call = _StdCall(fx, fy, C, int(root), _arrays.DTYPES.index(dt),
+        call = _StdCall(xdt, fx, fy, C, int(root), _arrays.DTYPES.index(dt),
                         _arrays.OPS.index(op) if name in _REDUCES else 0,
                         (_interleave(self.local_ranks, False),
                          _interleave(self.local_ranks, True)))
@@ -359,14 +428,17 @@ class _StdCall:
     and output has (nx, ny: fx, fy times C), the element type's and op's
     numbers, and, from the first launch on, the collective (impl) and its
     launcher's key; layout[inplace] puts the addresses in the C API's
-    order."""
-    __slots__ = ("fx", "fy", "nx", "ny", "C", "root", "dt", "op", "layout",
-                 "impl", "key")
+    order. fast: the C++ path's call (_fastpath.cpp's make()) for the
+    instance fast_coll, with the launcher it fills (fast_launch)."""
+    __slots__ = ("tdtype", "fx", "fy", "nx", "ny", "C", "root", "dt", "op", "layout",
+                 "impl", "key", "fast", "fast_coll", "fast_launch")
 
-    def __init__(self, fx, fy, C, root, dt, op, layout):
+    def __init__(self, tdtype, fx, fy, C, root, dt, op, layout):
+        self.tdtype = tdtype
         self.fx, self.fy, self.nx, self.ny, self.C = fx, fy, fx * C, fy * C, C
         self.root, self.dt, self.op, self.layout = root, dt, op, layout
         self.impl = self.key = None
+        self.fast = self.fast_coll = self.fast_launch = None
 
 
 def _addresses(ts, dt, dev, n, out):
@@ -384,12 +456,19 @@ def _addresses(ts, dt, dev, n, out):
 
 
 @functools.lru_cache(maxsize=None)
-def _interleave(L, inplace):
+def _order(L, inplace):
     """The C layout [rank * 2 + buffer] of the addresses run_standard gathers
-    (the inputs', then the outputs' unless in place), as one C call."""
+    (the inputs', then the outputs' unless in place): for each slot, the
+    index of the address gathered."""
     if inplace:
-        return operator.itemgetter(*(k for k in range(L) for _ in (0, 1)))
-    return operator.itemgetter(*(i for k in range(L) for i in (k, L + k)))
+        return tuple(k for k in range(L) for _ in (0, 1))
+    return tuple(i for k in range(L) for i in (k, L + k))
+
+
+@functools.lru_cache(maxsize=None)
+def _interleave(L, inplace):
+    """_order as one C call on the list of addresses."""
+    return operator.itemgetter(*_order(L, inplace))
 
 
 def _same_buffers(a, b):

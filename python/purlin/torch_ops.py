@@ -37,7 +37,9 @@ def register():
     custom_op's ADInplaceOrView layer did. Under torch.compile the ops are
     functionalized (auto_functionalized_v2), which Inductor turns back into
     the op on the caller's tensors: no clones or copies (aot_eager keeps
-    them)."""
+    them). The standard calls' kernels hand the bumper to run_standard:
+    its C++ path (_fastpath.cpp) bumps in the same C call as the checks and
+    the launch, its Python path first of all, as before."""
     global _done, _lib
     if _done:
         return
@@ -54,20 +56,16 @@ def register():
         torch.library.register_fake("purlin::" + name, _fake, lib=lib)
 
     def all_reduce_(tensors, comm, op):
-        bump(tensors)
-        _COMMS[comm].run_standard("all_reduce", tensors, tensors, 0, op)
+        _COMMS[comm].run_standard("all_reduce", tensors, tensors, 0, op, bump)
 
     def broadcast_(tensors, comm, src):
-        bump(tensors)
-        _COMMS[comm].run_standard("broadcast", tensors, tensors, src, "sum")
+        _COMMS[comm].run_standard("broadcast", tensors, tensors, src, "sum", bump)
 
     def reduce_(tensors, comm, dst, op):
-        bump(tensors)
-        _COMMS[comm].run_standard("reduce", tensors, tensors, dst, op)
+        _COMMS[comm].run_standard("reduce", tensors, tensors, dst, op, bump)
 
     def collective(inputs, outputs, comm, name, root, op):
-        bump(outputs)
-        _COMMS[comm].run_standard(name, inputs, outputs, root, op)
+        _COMMS[comm].run_standard(name, inputs, outputs, root, op, bump)
 
     def call_(inputs, outputs, coll, spec):
         bump(outputs)

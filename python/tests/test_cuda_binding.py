@@ -64,7 +64,17 @@ class CudaBinding(unittest.TestCase):
         cls.api = FakeCApi()
         cls.saved = _cuda.lib
         _cuda.lib = lambda: cls.api
-        cls.comm = purlin.Communicator.local(2, "cuda:0")
+        # The Python path: the stand-in torch cannot build the C++ one
+        # (test_fastpath.py tests that with a real torch).
+        saved_ext = os.environ.get("PURLIN_TORCH_EXT")
+        os.environ["PURLIN_TORCH_EXT"] = "0"
+        try:
+            cls.comm = purlin.Communicator.local(2, "cuda:0")
+        finally:
+            if saved_ext is None:
+                del os.environ["PURLIN_TORCH_EXT"]
+            else:
+                os.environ["PURLIN_TORCH_EXT"] = saved_ext
 
     @classmethod
     def tearDownClass(cls):

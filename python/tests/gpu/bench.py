@@ -1,6 +1,8 @@
 """Per-call time of comm.all_reduce on an 8 KiB tensor per rank (bf16,
-4096 elements, 8 virtual ranks on one GPU): from Python eager, under
-torch.compile, and inside a CUDA graph. Compare with the C API's figure
+4096 elements, 8 virtual ranks on one GPU): from Python eager (the C++
+path of the eager calls, purlin/_fastpath.cpp, and the Python path, in the
+same run), under torch.compile, and inside a CUDA graph. Compare with the
+C API's figure
 (purlin-bench -C all_reduce -g 8 -d bf16 -o sum -b 8K -e 8K -n 1000 -c 1)
 in the same run.
 
@@ -30,8 +32,15 @@ def timed(fn, n=N, warm=100):
     return (time.perf_counter() - t) / n * 1e6
 
 
+# The Python path first (every call's checks in Python), then the C++ path
+# (on by default; False where it could not be built: the warning says why).
+comm.set_fast_path(False)
+eager_py = timed(lambda: comm.all_reduce(xs))
+fast = comm.set_fast_path(True)
 eager = timed(lambda: comm.all_reduce(xs))
-print(f"eager: {eager:.2f} us per call", flush=True)
+print(f"eager: {eager:.2f} us per call "
+      f"({'C++ path' if fast else 'C++ path NOT BUILT: the Python path'}); "
+      f"Python path {eager_py:.2f} us", flush=True)
 
 
 def f(v):
@@ -62,8 +71,12 @@ try:
             if "purlin" in line or "copy_" in line or "clone" in line:
                 print("  inductor:", line.strip()[:160], flush=True)
     op = torch.ops.purlin.all_reduce_
+    comm.set_fast_path(False)
+    op_py = timed(lambda: op(xs, comm.id, 'sum'))
+    comm.set_fast_path(True)
     print(f"torch.ops.purlin.all_reduce_ eager: "
-          f"{timed(lambda: op(xs, comm.id, 'sum')):.2f} us per call", flush=True)
+          f"{timed(lambda: op(xs, comm.id, 'sum')):.2f} us per call "
+          f"(its kernel on the Python path: {op_py:.2f} us)", flush=True)
     torch._dynamo.reset()
     direct = torch.compile(lambda v: op(v, comm.id, "sum"), fullgraph=True)
     print(f"torch.compile of the op alone: {timed(lambda: direct(xs)):.2f} us per call",
@@ -88,19 +101,29 @@ with torch.cuda.graph(g):
 graph = timed(g.replay, n=20, warm=3) / 100
 print(f"CUDA graph: {graph:.2f} us per call", flush=True)
 
-# Launch cost on the host: calls enqueued back to back, no sync inside.
-torch.cuda.synchronize()
-t = time.perf_counter()
-for _ in range(N):
-    comm.all_reduce(xs)
-host = (time.perf_counter() - t) / N * 1e6
-torch.cuda.synchronize()
+# Launch cost on the host: calls enqueued back to back, no sync inside; the
+# C++ path's and the Python path's.
+def host_us():
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(N):
+        comm.all_reduce(xs)
+    us = (time.perf_counter() - t) / N * 1e6
+    torch.cuda.synchronize()
+    return us
+
+
+comm.set_fast_path(False)
+host_py = host_us()
+comm.set_fast_path(True)
+host = host_us()
 
 # Where an eager call's host time goes: the C call alone (ctypes, the
 # arguments built once), against the whole Python call above.
 from purlin import _cuda  # noqa: E402
-impl = comm.standard("all_reduce").impl
-args = impl.last_args  # the 8 KiB call's (the loop above ran last)
+call = comm._calls[("all_reduce", torch.bfloat16, C, 0, "sum")]  # the 8 KiB call
+impl = call.impl
+args = impl.launchers[call.key].args  # the purlinArgs both paths launch
 # As the eager path calls it (_cuda._untyped: without argtypes).
 launch = _cuda._untyped(_cuda.lib(), "purlinLaunch")
 coll, ref = impl.coll, _cuda.ctypes.byref(args)
@@ -110,8 +133,10 @@ for _ in range(N):
     launch(coll, ref)
 c_only = (time.perf_counter() - t) / N * 1e6
 torch.cuda.synchronize()
-print(f"host time of purlinLaunch alone (ctypes): {c_only:.2f} us; the Python "
-      f"checks and bookkeeping: {host - c_only:.2f} us", flush=True)
+print(f"host time of an eager call: C++ path {host:.2f} us, Python path "
+      f"{host_py:.2f} us; purlinLaunch alone (ctypes) {c_only:.2f} us: the Python "
+      f"path's checks and bookkeeping {host_py - c_only:.2f} us, the C++ path's "
+      f"everything but the launch {host - c_only:.2f} us", flush=True)
 
 # Fused all-reduce + residual + RMSNorm (issue 16) against purlin's
 # all-reduce followed by PyTorch eager (x + res, rms_norm, * w) per rank, for
@@ -153,7 +178,8 @@ for H in (4096, 8192):
                   flush=True)
 
 print(f"purlin python all_reduce bf16 8 KiB x {R} ranks, per call: "
-      f"eager {eager:.2f} us, torch.compile {compiled:.2f} us, "
-      f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us",
-      flush=True)
+      f"eager {eager:.2f} us ({'C++' if fast else 'Python'} path; Python path "
+      f"{eager_py:.2f} us), torch.compile {compiled:.2f} us, "
+      f"CUDA graph {graph:.2f} us; host time of an eager call {host:.2f} us "
+      f"(Python path {host_py:.2f} us)", flush=True)
 comm.close()

@@ -256,11 +256,22 @@ def timing(comm, pools):
     host = (time.perf_counter() - t0) / n * 1e6
     torch.cuda.synchronize()
     total = (time.perf_counter() - t0) / n * 1e6
+    # The same calls on the Python path (the above: the C++ path, where it
+    # was built).
+    fast = comm._fast is not None  # whether the calls above took it
+    comm.set_fast_path(False)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        comm.all_reduce(t)
+    host_py = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    comm.set_fast_path(True)
     # The C call alone (ctypes, arguments built once): the rest of `host` is
     # the Python side's.
     from purlin import _cuda
-    impl = comm.standard("all_reduce").impl
-    args = impl.last_args  # the 8 KiB call's
+    call = comm._calls[("all_reduce", torch.bfloat16, 4096, 0, "sum")]  # 8 KiB
+    impl = call.impl
+    args = impl.launchers[call.key].args
     # As the eager path calls it (_cuda._untyped: without argtypes).
     launch = _cuda._untyped(_cuda.lib(), "purlinLaunch")
     ref = _cuda.ctypes.byref(args)
@@ -270,7 +281,7 @@ def timing(comm, pools):
         launch(impl.coll, ref)
     c_only = (time.perf_counter() - t0) / n * 1e6
     torch.cuda.synchronize()
-    return host, total, c_only
+    return host, host_py, fast, total, c_only
 
 
 def main(rank, R, init_file, outdir):
@@ -288,11 +299,12 @@ def main(rank, R, init_file, outdir):
         graph_replays(comm, pools, rank, R)
         graph_buffers(comm, rank, R)
         bad_calls(comm, rank, R)
-        host, total, c_only = timing(comm, pools)
+        host, host_py, fast, total, c_only = timing(comm, pools)
         with open(os.path.join(outdir, f"rank-{rank}.txt"), "w") as fh:
             fh.write(f"rank {rank} of {R}: {_CHECKS[0]} checks passed; init "
                      f"{t_init * 1e3:.0f} ms; 8 KiB all_reduce bf16 eager: host "
-                     f"{host:.2f} us/call (purlinLaunch alone {c_only:.2f} us), "
+                     f"{host:.2f} us/call ({'C++' if fast else 'Python'} path; "
+                     f"Python path {host_py:.2f} us; purlinLaunch alone {c_only:.2f} us), "
                      f"{total:.2f} us/call end to end\n")
     finally:
         comm.close()

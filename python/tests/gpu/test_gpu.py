@@ -1,7 +1,8 @@
 """purlin on one GPU with virtual ranks, against torch computations: every
 standard call, two user-written collectives, every dtype purlin moves,
-torch.compile(fullgraph=True), a CUDA graph replayed 1,000 times, and the
-exceptions of bad calls.
+torch.compile(fullgraph=True), a CUDA graph replayed 1,000 times, the
+exceptions of bad calls, and the eager calls' C++ path against the Python
+one.
 
     PURLIN_BUILD_DIR=build-gpu PYTHONPATH=python python3 -m pytest python/tests/gpu
 """
@@ -299,8 +300,72 @@ def test_cuda_graph_1000_replays(comm):
     comm.check()
 
 
+def test_fast_path_against_python(comm, monkeypatch):
+    """The eager calls' C++ path (purlin/_fastpath.cpp) against the Python
+    path, bit for bit on the same inputs, in place and not, eager and
+    through the torch op's kernel; C++ takes every call once its constants
+    have launched through Python (the Python checks never run); it launches
+    on torch's current stream, a side stream's too."""
+    import purlin.cuda as pc
+    assert comm.set_fast_path(True), "the C++ path could not be built (see the warning)"
+
+    def calls(seed):
+        out = []
+        for dtype in (torch.bfloat16, torch.float32):
+            xs = [rand(dtype, 4096, seed + r) for r in range(R)]
+            comm.all_reduce(xs)
+            ys = [poison(dtype, R * 4096) for _ in range(R)]
+            comm.all_gather_into_tensor(ys, xs)
+            zs = [poison(dtype, 4096 // R) for _ in range(R)]
+            comm.reduce_scatter_tensor(zs, xs, op="max")
+            bs = [x.clone() for x in xs]
+            comm.broadcast(bs, src=3)
+            torch.ops.purlin.all_reduce_(xs, comm.id, "sum")
+            out += xs + ys + zs + bs
+        torch.cuda.synchronize()
+        return out
+
+    first = calls(7)  # each call's first launch: Python, then C++ is made
+    checked = []
+    real = pc._addresses
+    monkeypatch.setattr(pc, "_addresses", lambda *a: checked.append(1) or real(*a))
+    fast = calls(7)
+    assert checked == [], "the Python path ran with the C++ path on"
+    assert comm.set_fast_path(False) is False
+    try:
+        slow = calls(7)
+    finally:
+        comm.set_fast_path(True)
+    assert checked, "the Python path did not run with the C++ path off"
+    for a, b, c in zip(first, fast, slow):
+        same(a, c)
+        same(b, c)
+    impl = comm.standard("all_reduce").impl
+    xs = [rand(torch.float32, 4096, r) for r in range(R)]
+    comm.all_reduce(xs)
+    n = len(checked)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        comm.all_reduce(xs)
+        assert (impl.stream[0] or 0) == side.cuda_stream
+    torch.cuda.current_stream().wait_stream(side)
+    comm.all_reduce(xs)
+    assert (impl.stream[0] or 0) == torch.cuda.current_stream().cuda_stream
+    assert len(checked) == n, "the stream checks ran the Python path"
+    torch.cuda.synchronize()
+    want = [rand(torch.float32, 4096, r) for r in range(R)]
+    for _ in range(3):
+        want = [ref_reduce(want, "sum")] * R
+    for r in range(R):
+        same(xs[r], want[r])
+
+
 def test_bad_calls(comm):
     xs = [rand(torch.float32, 64, r) for r in range(R)]
+    # A good call first: the C++ path has this call's constants, so the
+    # bad calls below go through its checks, then the Python ones (raising).
+    comm.all_reduce(xs)
     with pytest.raises(TypeError, match="rank 3 is torch.float16"):
         comm.all_reduce(xs[:3] + [xs[3].half()] + xs[4:])
     with pytest.raises(ValueError, match="rank 1 has 65 elements"):
