@@ -30,6 +30,28 @@ config.substitutions.append(
     ("%unit", os.path.join(config.purlin_obj_root, "test", "unit")))
 config.substitutions.append(
     ("%cxx", getattr(config, "cxx_compiler", "") or "c++"))
+# The Python that runs %python: CMake's find, unless it lacks numpy and
+# wheel (the Python package's tests need them) and another python3 has
+# them. A python3 earlier on PATH than the system's (pyenv) was picked
+# without numpy, and the package's tests were UNSUPPORTED in CI unseen;
+# tools/setup.sh installs python3-numpy for the system's /usr/bin/python3.
+def _has_pkg_deps(exe):
+    try:
+        subprocess.run([exe, "-c", "import numpy, wheel"], check=True,
+                       timeout=60, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        return True
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+python_exe = config.python_executable
+python_pkg = _has_pkg_deps(python_exe)
+if not python_pkg:
+    for cand in ["/usr/bin/python3", "/usr/local/bin/python3"]:
+        if os.path.exists(cand) and _has_pkg_deps(cand):
+            python_exe, python_pkg = cand, True
+            break
+
 tool_dirs = [config.purlin_tools_dir, config.llvm_tools_dir]
 tools = [
     "purlinc",
@@ -37,7 +59,7 @@ tools = [
     "split-file",
     "not",
     "count",
-    ToolSubst("%python", config.python_executable, unresolved="fatal"),
+    ToolSubst("%python", python_exe, unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -76,10 +98,8 @@ if nvcc:
 
 # `REQUIRES: python-pkg`: the Python package's tests, where numpy and wheel
 # are installed (tools/setup.sh installs them from PyPI).
-try:
-    subprocess.run([config.python_executable, "-c", "import numpy, wheel"],
-                   check=True, timeout=60, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+if python_pkg:
     config.available_features.add("python-pkg")
-except (OSError, subprocess.SubprocessError):
-    pass
+else:
+    lit_config.note("no python3 with numpy and wheel: the Python package's "
+                    "tests (REQUIRES: python-pkg) are UNSUPPORTED")
