@@ -178,6 +178,13 @@ constexpr int kEpiGroup = 8;
 #define PURLIN_EPI_RANKS_AT_ONCE 4
 #endif
 constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
+/// Contributions the register row loads at once before combining them (4:
+/// with 128 registers a thread, 8 spilled; a measurement build with
+/// 256-thread lanes, PURLIN_SM_THREADS=256, has the registers for 8: one
+/// memory round trip for 8 ranks instead of two).
+#ifndef PURLIN_EPI_LOADS
+#define PURLIN_EPI_LOADS 4
+#endif
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -301,7 +308,7 @@ PURLIN_UNROLL
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
     // rank, the order recv() has.
-    constexpr int kEpiLoads = 4;
+    constexpr int kEpiLoads = PURLIN_EPI_LOADS;
     float in[kEpiLoads][kEpiVec];
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
