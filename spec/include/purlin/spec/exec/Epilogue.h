@@ -166,7 +166,9 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
 /// PURLIN_EPI_UNGROUPED reads the contributors' addresses one at a time,
 /// PURLIN_EPI_TESTED_TYPES makes the *Launch forms test Shared::bufDType
 /// as the others do (EpilogueVec.h): each undoes one of three changes
-/// measured only together.
+/// measured only together. PURLIN_EPI_GUARDED_LOADS guards each of the
+/// register row's contribution loads again (consumeRowsVec; fourteenth
+/// session, not measured yet).
 ///
 /// Contributors whose addresses the register row reads at once (unrolled
 /// loops: the reads do not wait for each other).
@@ -316,6 +318,24 @@ PURLIN_UNROLL
         break;
       const int64_t at = i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec;
       for (int p0 = 0; p0 < S.R; p0 += kEpiLoads) {
+#if !defined(PURLIN_EPI_GUARDED_LOADS)
+        if (p0 + kEpiLoads <= S.R) {
+          // A whole group: its loads unconditional, so all of them go out
+          // before the first is used. Guarded one by one, each load sat in
+          // a branch of its own with its widening right behind it, which
+          // waited for the data before the next load was issued (the SASS,
+          // docs/performance.md, fourteenth session).
+PURLIN_UNROLL
+          for (int b = 0; b < kEpiLoads; ++b)
+            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+PURLIN_UNROLL
+          for (int b = 0; b < kEpiLoads; ++b)
+PURLIN_UNROLL
+            for (int j = 0; j < kEpiVec; ++j)
+              row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
+          continue;
+        }
+#endif
         for (int b = 0; b < kEpiLoads; ++b)
           if (p0 + b < S.R)
             t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
