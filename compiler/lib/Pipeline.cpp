@@ -42,6 +42,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.chunks = o.chunks;
   infer.smallBytes = o.smallBytes;
   infer.epilogueSmallBytes = o.epilogueSmallBytes;
+  infer.llBytes = o.llBytes;
   pm.addPass(createSnacInfer(infer));
   SnacCheckOptions check;
   check.maxRanks = o.maxRanks;
@@ -86,6 +87,11 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.smallBytes < 0) {
     error = "--small-bytes must not be negative (0: no one-shot band), got " +
             std::to_string((int64_t)p.smallBytes);
+    return false;
+  }
+  if (p.llBytes < 0) {
+    error = "--ll-bytes must not be negative (0: no low-latency band), got " +
+            std::to_string((int64_t)p.llBytes);
     return false;
   }
   if (p.epilogueSmallBytes < 0) {
@@ -234,7 +240,8 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
     os << writePlan(p) << "  inplace_safe " << (p.inplaceSafe ? 1 : 0)
        << " inplace_same " << (p.inplaceSame ? 1 : 0) << " inplace_max_ranks "
        << p.inplaceMaxRanks << " band [" << p.minBytes
-       << ", " << p.maxBytes << ")\n";
+       << ", " << p.maxBytes << ")"
+       << (p.severalLaunches ? " several_launches" : "") << "\n";
   }
   return true;
 }

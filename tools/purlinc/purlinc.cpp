@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
   int lanes = opts.pipeline.lanes, chunks = opts.pipeline.chunks;
   int64_t smallBytes = opts.pipeline.smallBytes;
   int64_t epilogueSmallBytes = opts.pipeline.epilogueSmallBytes;
+  int64_t llBytes = opts.pipeline.llBytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -96,6 +97,11 @@ int main(int argc, char **argv) {
                  "auto, a collective with an epilogue: one-shot below this "
                  "many bytes per rank, row-owned two-shot from it (0: never "
                  "one-shot)");
+  app.add_option("--ll-bytes", llBytes,
+                 "auto: below this many bytes per rank, a staged_ll plan "
+                 "(flagged lines, no barrier) chosen only where the ranks run "
+                 "in several launches, the several-GPU launch model (0, the "
+                 "default: none)");
   app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
                "print the IR after the import and after every pass to stderr");
   app.add_option("--dump-stages", opts.dumpDir,
@@ -120,6 +126,7 @@ int main(int argc, char **argv) {
   opts.pipeline.chunks = chunks;
   opts.pipeline.smallBytes = smallBytes;
   opts.pipeline.epilogueSmallBytes = epilogueSmallBytes;
+  opts.pipeline.llBytes = llBytes;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");

@@ -87,6 +87,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "epilogue-small-bytes",
       llvm::cl::desc("purlin-snac-infer: auto's one-shot band edge with an epilogue"),
       llvm::cl::init(SnacInferOptions().epilogueSmallBytes)};
+  Option<int64_t> llBytes{
+      *this, "ll-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's low-latency band for several "
+                     "launches"),
+      llvm::cl::init(SnacInferOptions().llBytes)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

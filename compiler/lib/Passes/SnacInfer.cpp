@@ -27,6 +27,7 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.chunks = chunks;
       o.smallBytes = smallBytes;
       o.epilogueSmallBytes = epilogueSmallBytes;
+      o.llBytes = llBytes;
       std::vector<Plan> plans;
       std::string error;
       if (!inferPlans(c, o, plans, error)) {

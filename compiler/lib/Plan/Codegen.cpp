@@ -319,7 +319,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
        << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << "), "
        << (flagged ? 1 : 0) << ", " << (p.inplaceSame ? 1 : 0) << ", " << (copies ? 1 : 0)
-       << ", " << p.inplaceMaxRanks << "},\n";
+       << ", " << p.inplaceMaxRanks << ", " << (p.severalLaunches ? 1 : 0) << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
   if (ti->gpu())

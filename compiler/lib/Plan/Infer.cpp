@@ -358,6 +358,26 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     error = "small-bytes must not be negative, got " + std::to_string(small);
     return false;
   }
+  if (opts.llBytes < 0) {
+    error = "ll-bytes must not be negative, got " + std::to_string(opts.llBytes);
+    return false;
+  }
+  // The low-latency band (llBytes > 0), first so that it wins its sizes:
+  // staged_ll (8 lanes, one chunk, as asked by name), for calls whose ranks
+  // run in several launches only, where each launch boundary's barrier
+  // costs more than flags carried with the data; a call in one launch
+  // skips it (the runtime's chooser). Not for an epilogue (staged plans
+  // combine in slices).
+  if (opts.llBytes > 0 && !epilogue) {
+    Plan p;
+    if (!buildPlan(c, "staged_ll", opts.lanes ? opts.lanes : 8,
+                   opts.chunks ? opts.chunks : 1, p, error))
+      return false;
+    p.minBytes = 0;
+    p.maxBytes = opts.llBytes;
+    p.severalLaunches = true;
+    plans.push_back(p);
+  }
   // small-bytes 0: no size is small, so no one-shot band; the large plans
   // take every size.
   if (small == 0)

@@ -12,6 +12,7 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.getStringAttr(p.strategy), b.getI64IntegerAttr(p.lanes),
       b.getI64IntegerAttr(p.chunks), b.getI64IntegerAttr(p.minBytes),
       b.getI64IntegerAttr(p.maxBytes),
+      p.severalLaunches ? b.getUnitAttr() : UnitAttr(),
       p.inplaceSafe ? b.getUnitAttr() : UnitAttr(),
       p.inplaceSame ? b.getUnitAttr() : UnitAttr(),
       (p.inplaceSafe || p.inplaceSame) && p.inplaceMaxRanks > 0
@@ -75,6 +76,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
   out.chunks = (int)op.getChunks();
   out.minBytes = op.getMinBytes();
   out.maxBytes = op.getMaxBytes();
+  out.severalLaunches = op.getSeveralLaunches();
   out.inplaceSafe = op.getInplaceSafe();
   out.inplaceSame = op.getInplaceSame() || op.getInplaceSafe();
   out.inplaceMaxRanks = (int)op.getInplaceMaxRanks().value_or(0);

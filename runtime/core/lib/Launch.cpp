@@ -52,7 +52,8 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks) {
 }
 
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
-               InPlace inplace, int ranks, const std::string &strategy) {
+               InPlace inplace, int ranks, const std::string &strategy,
+               bool severalLaunches) {
   auto fits = [&](const purlin_plan_info &p) {
     return bytes >= p.min_bytes && (p.max_bytes < 0 || bytes < p.max_bytes);
   };
@@ -66,6 +67,8 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
     for (int i = 0; i < info->nplans; ++i) {
       const purlin_plan_info &p = info->plans[i];
       if (!strategy.empty() && strategy != p.strategy)
+        continue;
+      if (strategy.empty() && p.several_launches && !severalLaunches)
         continue;
       if (!allowed(p))
         continue;

@@ -106,7 +106,7 @@ RunResult runAndCheck(const purlin_collective_info *info, const Binding &bIn,
       if (aliasAt(r) != 0)
         mode = InPlace::Any;
   }
-  int pi = choosePlan(info, callBytes(c, b), mode, R, o.strategy);
+  int pi = choosePlan(info, callBytes(c, b), mode, R, o.strategy, !o.oneLaunch);
   if (pi < 0) {
     res.refused = true;
     int reach = 0;

@@ -34,6 +34,9 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "::purlin::kDefaultEpilogueSmallBytes",
            "auto, a collective with an epilogue: below this many bytes per "
            "rank, one-shot; from it on, row-owned two-shot (0: never one-shot)">,
+    Option<"llBytes", "ll-bytes", "int64_t", "0",
+           "auto: below this many bytes per rank, a staged_ll plan chosen "
+           "only where the ranks run in several launches (0: none)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }

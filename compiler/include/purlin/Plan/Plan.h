@@ -32,6 +32,9 @@ struct InferOptions {
   // auto, a collective with an epilogue: below this, one-shot; from it
   // on, two-shot with row-aligned owners (spec/Plan.h says why 1 MiB)
   int64_t epilogueSmallBytes = kDefaultEpilogueSmallBytes;
+  // auto: below this, a staged_ll plan first, for calls whose ranks run in
+  // several launches only (Plan::severalLaunches); 0: none
+  int64_t llBytes = 0;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk

@@ -63,6 +63,10 @@ typedef struct purlin_plan_info {
   // inplace_same (it simulates R = 1.. this): a runtime runs the plan in
   // place for no more ranks than that (out of place: any).
   int inplace_max_ranks;
+  // 1: chosen only for a call whose ranks run in several launches (the
+  // several-GPU launch model); a launch that holds every rank skips it
+  // (Plan::severalLaunches, purlinc --ll-bytes).
+  int several_launches;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

@@ -79,6 +79,12 @@ struct Plan {
   // The size band the chooser picked this plan for: bytes of the largest
   // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
   int64_t minBytes = 0, maxBytes = -1;
+  // Chosen only for a call whose ranks run in several launches (the
+  // several-GPU launch model, PURLIN_ONE_LAUNCH=0), where the launch
+  // boundary's barriers cost more than a low-latency protocol's flags
+  // (purlinc --ll-bytes: staged_ll below that size); a call whose ranks all
+  // run in one launch skips it.
+  bool severalLaunches = false;
 };
 
 /// The default chooser's band edge: below this many bytes per rank (of the

@@ -11,7 +11,9 @@ def Snac_ProgramOp : Snac_Op<"program", [
     What every rank runs on each of its `lanes` lanes, for the collective
     `of` names, with `chunks` chunks in the chunk loop. `band` is the size
     range (bytes of the largest buffer of one rank, `[min, max)`, max -1: no
-    limit) the default chooser picked the program for; `inplace_safe` is
+    limit) the default chooser picked the program for; `several_launches`
+    that it is chosen only for a call whose ranks run in several launches
+    (the several-GPU launch model: purlinc --ll-bytes); `inplace_safe` is
     set by `purlin-snac-check` when the program is right with outputs
     overlapping inputs anyhow, `inplace_same` when it is right with each
     output at the address of an input of its element type (implied by
@@ -34,12 +36,14 @@ def Snac_ProgramOp : Snac_Op<"program", [
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$collective,
                    StrAttr:$strategy, I64Attr:$lanes, I64Attr:$chunks,
                    I64Attr:$min_bytes, I64Attr:$max_bytes,
+                   UnitAttr:$several_launches,
                    UnitAttr:$inplace_safe, UnitAttr:$inplace_same,
                    OptionalAttr<I64Attr>:$inplace_max_ranks);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
-    `band` `[` $min_bytes `,` $max_bytes `)` (`inplace_safe` $inplace_safe^)?
+    `band` `[` $min_bytes `,` $max_bytes `)`
+    (`several_launches` $several_launches^)? (`inplace_safe` $inplace_safe^)?
     (`inplace_same` $inplace_same^)?
     (`inplace_max_ranks` $inplace_max_ranks^)?
     attr-dict-with-keyword $body

@@ -34,8 +34,12 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks);
 /// any), else the first plan whose band holds `bytes`. In place, only plans
 /// proved right for that overlap and rank count (provedInPlace), those that
 /// read the inputs where they are (no copy) first: the band's, then any;
-/// then the band's that copy, then any. -1 when none fits.
+/// then the band's that copy, then any. A plan for several launches only
+/// (several_launches) is left out unless `severalLaunches` (the call's
+/// ranks run in more than one launch) or `strategy` names it. -1 when none
+/// fits.
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
-               InPlace inplace, int ranks, const std::string &strategy = "");
+               InPlace inplace, int ranks, const std::string &strategy = "",
+               bool severalLaunches = false);
 
 } // namespace purlin
