@@ -10,6 +10,10 @@
 #include "sm/SmDatapath.h"
 #include "tma/launch.h"
 
+#include <cuda_runtime.h>
+
+#include <atomic>
+
 namespace purlin {
 namespace rt {
 namespace tma {
@@ -20,6 +24,42 @@ namespace atoms = ::purlin::tma;
 int tmaLaunch(const void *kernel, const exec::Shared *S, int first, int n,
               void *stream, int threads, const void *slot) {
   return atoms::launchPlan(kernel, S, first, n, stream, threads, slot);
+}
+
+/// The bulk copies and mbarriers of the atoms are sm_90's: on an older GPU
+/// the kernels built ahead of time have no image and a first-use compile
+/// fails in NVRTC, so a launch (or a prepare) says why first. The
+/// architecture is asked once per device (a launch's host time counts).
+purlinStatus checkArch(const purlin_collective_info &info, std::string &msg) {
+  static std::atomic<int> known[64]; // sm_XY's number, 0: not asked yet
+  int dev = 0, major = 0, minor = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  const int cached = e == cudaSuccess && dev >= 0 && dev < 64
+                         ? known[dev].load(std::memory_order_relaxed)
+                         : 0;
+  if (cached >= 90)
+    return PURLIN_SUCCESS;
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    msg = std::string("the current GPU: ") + cudaGetErrorString(e);
+    return PURLIN_ERR_CUDA;
+  }
+  if (dev >= 0 && dev < 64)
+    known[dev].store(major * 10 + minor, std::memory_order_relaxed);
+  if (major >= 9)
+    return PURLIN_SUCCESS;
+  msg = std::string("collective '") + info.name + "' is compiled for " +
+        (info.target ? info.target : "?") +
+        ", the TMA bulk datapath (cp.async.bulk: sm_90 and later); this GPU "
+        "is sm_" +
+        std::to_string(major * 10 + minor) +
+        ": compile it for an SM target of this GPU (purlinc --target=sm_" +
+        std::to_string(major * 10 + minor) + ")";
+  return PURLIN_ERR_BAD_COLLECTIVE;
 }
 
 class TmaDatapath final : public RuntimeTarget {
@@ -42,12 +82,16 @@ public:
   }
   purlinStatus prepare(const purlin_collective_info &info, int dtype, int op,
                        std::string &msg) const override {
+    if (purlinStatus st = checkArch(info, msg))
+      return st;
     return sm().prepare(info, dtype, op, msg);
   }
 
   purlinStatus launch(const purlin_collective_info &info, int plan,
                       const exec::Shared &S, int first, int n, int dtype,
                       int op, void *stream, std::string &msg) const override {
+    if (purlinStatus st = checkArch(info, msg))
+      return st;
     return sm::runPlan(info, plan, S, nullptr, first, n, dtype, op, stream, msg,
                        tmaLaunch);
   }
@@ -61,6 +105,8 @@ public:
                           const exec::Shared &S, const void *slot, int first,
                           int n, int dtype, int op, void *stream,
                           std::string &msg) const override {
+    if (purlinStatus st = checkArch(info, msg))
+      return st;
     return sm::runPlan(info, plan, S, slot, first, n, dtype, op, stream, msg,
                        tmaLaunch);
   }
