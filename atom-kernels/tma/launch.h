@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "common/sm/launch.h"
@@ -81,14 +82,49 @@ inline size_t stageBytes(const void *kernel, int &err) {
   return known[{dev, kernel}] = smem;
 }
 
+/// The stages of one block when `blocks` must be resident at once (a
+/// cooperative launch): `smem`, or less where more than one block per SM
+/// is needed (more ranks x lanes than SMs), so that the grid fits wherever
+/// the SM atoms' would; 0 (the SM atoms alone) below 8 KiB. Asked once per
+/// (device, kernel, blocks, smem): a launch's host time counts.
+inline size_t fitStages(const void *kernel, size_t smem, int64_t blocks) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, const void *, int64_t, size_t>, size_t> known;
+  int dev = 0, sms = 0, perSm = 0;
+  cudaGetDevice(&dev);
+  std::lock_guard<std::mutex> lk(mu);
+  const auto key = std::make_tuple(dev, kernel, blocks, smem);
+  auto it = known.find(key);
+  if (it != known.end())
+    return it->second;
+  cudaFuncAttributes fa;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                             dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || sms <= 0) {
+    cudaGetLastError();
+    return known[key] = smem;
+  }
+  const int64_t each = (blocks + sms - 1) / sms; // blocks an SM must hold
+  if (each <= 1)
+    return known[key] = smem;
+  // 1 KiB of every block's shared memory is the system's.
+  const int64_t room = (int64_t)perSm / each - 1024 - (int64_t)fa.sharedSizeBytes;
+  const size_t fit = room > 0 ? (size_t)room / 1024 * 1024 : 0;
+  return known[key] = fit >= 8 * 1024 ? (fit < smem ? fit : smem) : 0;
+}
+
 /// launchPlan (common/sm/launch.h) with the kernel's stages.
 inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads,
                       const void *slot = nullptr) {
   int err = 0;
-  const size_t smem = stageBytes(kernel, err);
+  size_t smem = stageBytes(kernel, err);
   if (err != (int)cudaSuccess)
     return err;
+  if (smem > 0)
+    smem = fitStages(kernel, smem, (int64_t)S->L * n);
   return sm::launchPlan(kernel, S, first, n, stream, threads, slot, smem);
 }
 
