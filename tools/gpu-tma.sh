@@ -8,11 +8,16 @@
 #
 #   tools/gpu-tma.sh gen [DIR]   here, with build/bin/purlinc built: writes
 #                                DIR/ (default gen-tma/)
-#   tools/gpu-tma.sh run [DIR]   on the GPU machine, from the repository
+#   tools/gpu-tma.sh run [DIR [PHASE]]
+#                                on the GPU machine, from the repository
 #                                root, DIR carried: builds the runtime, the
 #                                GPU test and the benchmark for sm_90
 #                                (build-tma/), runs them; logs in $OUT
-#                                (default build-tma/logs), summary last
+#                                (default build-tma/logs), summary last.
+#                                PHASE: all (default), or build, test, bench
+#                                alone (a device call has 10 minutes; test
+#                                and bench build first if build-tma/ lacks
+#                                the binaries)
 #
 # DIR holds one build's collectives, renamed (the registry is by name):
 #  - NAME_tma: every example for sm_90_tma, purlinc's default pairs ahead
@@ -47,6 +52,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-tma}
+phase=${3:-all}
 lanes=(1 2 4)
 case "$mode" in
 gen)
@@ -85,7 +91,10 @@ run)
   summary=()
   step() { summary+=("$1"); echo "== $1"; }
   B=build-tma
+  T=$B/test/gpu/purlin-gpu-test
+  BE=$B/tools/purlin-bench/purlin-bench
   t0=$(date +%s)
+  if [ "$phase" = all ] || [ "$phase" = build ] || [ ! -x "$T" ] || [ ! -x "$BE" ]; then
   cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
@@ -93,31 +102,40 @@ run)
   ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
   step "build: ok in $(( $(date +%s) - t0 )) s"
+  fi
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
-  T=$B/test/gpu/purlin-gpu-test
-  BE=$B/tools/purlin-bench/purlin-bench
 
-  # 1. correctness on every example, the bulk path off and with small stages
+  # 1. correctness on every example, the bulk path off and with small
+  # stages: one process a case, PURLIN_GPU_JOBS at once (default nproc / 4:
+  # a case spends most of its time on the host and in first-use compiles)
+  if [ "$phase" = all ] || [ "$phase" = test ]; then
   t0=$(date +%s)
   export PURLIN_JIT_OPTIONS=-DPURLIN_TMA_MIN_BYTES=1024 # as the test instances (gen)
-  for s in "$DIR"/src/*_tma.purlin; do
-    n=$(basename "$s" .purlin)
-    timeout 300 $T --quick --only "$n" >"$LOG/test-$n.log" 2>&1
-    rc=$?
-    grep -E "FAIL|timeout|CRASH|FATAL|error" "$LOG/test-$n.log" | head -8
-    step "gpu test $n: rc=$rc $(tail -1 "$LOG/test-$n.log")"
+  jobs=${PURLIN_GPU_JOBS:-$(( $(nproc) / 4 ))}
+  [ "$jobs" -ge 1 ] || jobs=1
+  cases=()
+  for f in "$DIR"/src/*_tma.purlin; do cases+=("$(basename "$f" .purlin):"); done
+  cases+=(all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K)
+  rm -f "$LOG"/rc-*
+  for c in "${cases[@]}"; do
+    n=${c%%:*} smem=${c#*:} tag=${c%%:*}${c#*:}
+    (
+      [ -n "$smem" ] && export PURLIN_TMA_SMEM=$smem
+      timeout 480 $T --quick --only "$n" >"$LOG/test-$tag.log" 2>&1
+      echo "gpu test $n${smem:+, PURLIN_TMA_SMEM=$smem}: rc=$? $(tail -1 "$LOG/test-$tag.log")" >"$LOG/rc-$tag"
+    ) &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
   done
-  for n in all_gather_tma all_reduce_tma; do
-    for smem in 0 32K; do
-      PURLIN_TMA_SMEM=$smem timeout 300 $T --quick --only $n >"$LOG/test-$n-smem$smem.log" 2>&1
-      step "gpu test $n, PURLIN_TMA_SMEM=$smem: rc=$? $(tail -1 "$LOG/test-$n-smem$smem.log")"
-    done
-  done
+  wait
+  for f in "$LOG"/rc-*; do step "$(cat "$f")"; done
+  grep -hE "FAIL|timeout|CRASH|FATAL" "$LOG"/test-*.log | head -20
   step "gpu tests: $(( $(date +%s) - t0 )) s"
-  tar czf "$LOG/test-logs.tgz" -C "$LOG" $(cd "$LOG" && ls test-*.log) && rm -f "$LOG"/test-*.log
+  tar czf "$LOG/test-logs.tgz" -C "$LOG" $(cd "$LOG" && ls test-*.log) && rm -f "$LOG"/test-*.log "$LOG"/rc-*
   unset PURLIN_JIT_OPTIONS
+  fi
 
   # 2. bandwidth: TMA vs SM with the same SMs, SM with all SMs, memcpy
+  if [ "$phase" = all ] || [ "$phase" = bench ]; then
   t0=$(date +%s)
   {
     for c in all_gather all_reduce; do
@@ -144,12 +162,13 @@ run)
     done
   } 2>&1 | tee "$LOG/bench-tma.log" | grep -v "^# size"
   step "bench tma: $(( $(date +%s) - t0 )) s, see $LOG/bench-tma.log"
+  fi
 
   echo "== summary"
   printf '%s\n' "${summary[@]}"
   # Per collective and size: busbw (GB/s) of each row, TMA / SM at the same
   # SMs, TMA / SM with all SMs, and memcpy's ratio (baseline / time).
-  awk '
+  [ -f "$LOG/bench-tma.log" ] && awk '
     /^# (all_gather|all_reduce) / {
       kind = ""
       if ($0 ~ /^# (all_gather|all_reduce) (tma|sm) (all|[0-9]+)$/) { c = $2; kind = $3; sms = $4 }
@@ -178,7 +197,7 @@ run)
     }' "$LOG/bench-tma.log"
   ;;
 *)
-  sed -n '2,41p' "$0"
+  sed -n '2,50p' "$0"
   exit 2
   ;;
 esac
