@@ -47,7 +47,7 @@ public:
                        int nthr) {
     constexpr int64_t es = sizeof(typename E::Raw);
     const exec::Box &x = m.box;
-    if (m.ll == exec::kLinesNone && x.nfree == 1 &&
+    if ((b - a) * es >= kMinBytes && m.ll == exec::kLinesNone && x.nfree == 1 &&
         (m.srcFlat || x.sstr[0] == 1) && (m.dstFlat || x.dstr[0] == 1) &&
         bulk(m.src, m.nsrc, m.dst, m.ndst,
              (m.srcFlat ? a : x.sbase + a) * es,
@@ -59,19 +59,45 @@ public:
   __device__ bool moveVec(const char *const *src, int nsrc, char *const *dst,
                           int ndst, int64_t soff, int64_t doff, int64_t bytes,
                           int op, int tid, int nthr) {
-    if (bulk(src, nsrc, dst, ndst, soff, doff, bytes, op, tid, nthr))
+    if (bytes >= kMinBytes &&
+        bulk(src, nsrc, dst, ndst, soff, doff, bytes, op, tid, nthr))
       return true;
     return Base::moveVec(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
                          nthr);
   }
 
 private:
+  /// The bulk path, called only for moves of kMinBytes or more. Not
+  /// inlined in a kernel that reduces: inlined, its setup made the
+  /// executor's own path spill more where large messages run (ptxas,
+  /// all_reduce bf16, spill stores/loads in bytes: two_shot 244/484
+  /// inlined, 216/272 called, the SM datapath's 100/196; two_shot_copy
+  /// 296/552, 280/324, 192/344; direct, for small messages, goes the
+  /// other way: 32/32, 84/64, 100/196). Inlined in a copy kernel, where it
+  /// spills nothing and the call would (all_gather: 24/120).
+  __device__ __forceinline__ bool bulk(const char *const *src, int ns,
+                                       char *const *dst, int nd, int64_t soff,
+                                       int64_t doff, int64_t bytes, int op,
+                                       int tid, int nthr) {
+    if constexpr (E::kCanReduce)
+      return bulkCall(src, ns, dst, nd, soff, doff, bytes, op, tid, nthr);
+    else
+      return bulkBody(src, ns, dst, nd, soff, doff, bytes, op, tid, nthr);
+  }
+  __device__ __noinline__ bool bulkCall(const char *const *src, int ns,
+                                        char *const *dst, int nd, int64_t soff,
+                                        int64_t doff, int64_t bytes, int op,
+                                        int tid, int nthr) {
+    return bulkBody(src, ns, dst, nd, soff, doff, bytes, op, tid, nthr);
+  }
   /// The bulk path (bulk.cuh) when it applies, the tail of under 16 bytes
   /// by the SM atoms' register move; false (nothing done) where it does
   /// not. Every thread of the group decides alike (the same arguments).
-  __device__ bool bulk(const char *const *src, int ns, char *const *dst,
-                       int nd, int64_t soff, int64_t doff, int64_t bytes,
-                       int op, int tid, int nthr) {
+  __device__ __forceinline__ bool bulkBody(const char *const *src, int ns,
+                                           char *const *dst, int nd,
+                                           int64_t soff, int64_t doff,
+                                           int64_t bytes, int op, int tid,
+                                           int nthr) {
     const bool reduce = op != exec::kCopy && ns > 1;
     const int64_t body = bytes / kAlign * kAlign;
     if (ns < 1 || nd < 1 || ns > kMaxSrcs || nd > kMaxDsts ||
