@@ -44,8 +44,8 @@ inline size_t askedSmem() {
 /// what is asked, at most what a block may have beside the kernel's static
 /// shared memory, in whole KiB; set as the kernel's maximum once per
 /// (device, kernel) (above 48 KiB a kernel must opt in). 0 when nothing is
-/// asked or the attribute cannot be set (the kernel then moves everything
-/// on the SM atoms). A cudaError_t in `err` when a query fails.
+/// asked (the kernel then moves everything on the SM atoms). A cudaError_t
+/// in `err` when a query or setting the attribute fails.
 inline size_t stageBytes(const void *kernel, int &err) {
   static std::mutex mu;
   static std::map<std::pair<int, const void *>, size_t> known;
@@ -72,12 +72,17 @@ inline size_t stageBytes(const void *kernel, int &err) {
   size_t room = (size_t)optin > fa.sharedSizeBytes
                     ? (size_t)optin - fa.sharedSizeBytes
                     : 0;
-  size_t smem = (asked < room ? asked : room) / 1024 * 1024;
-  if (smem > 0 &&
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           (int)smem) != cudaSuccess) {
-    cudaGetLastError();
-    smem = 0;
+  const size_t smem = (asked < room ? asked : room) / 1024 * 1024;
+  if (smem > 0) {
+    // (A cudaKernel_t of a first-use compile takes it as a function does.)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem);
+    if (e != cudaSuccess) {
+      // Not cached: the launch fails with CUDA's reason rather than running
+      // without its stages unnoticed.
+      err = (int)e;
+      return 0;
+    }
   }
   return known[{dev, kernel}] = smem;
 }
