@@ -6,10 +6,12 @@
 // first launch of plan K alone compiles (the other kernels empty). With
 // --target T, against the atoms of another GPU row of the target table
 // (the plans' code is the same for every GPU row: docs/generated-shape.md),
-// and with --count S, how many times PTX instruction S appears.
+// and the CUDA runtime's datapath for it, and with --count S, how many
+// times PTX instruction S appears.
 //   purlin-jit-compile NAME DTYPE OP [--cubin] [--plan K] [--target T]
 //                      [--count S]
 #include "GeneratedRegistry.h"
+#include "Internal.h"
 #include "purlin/spec/DType.h"
 #include "sm/Jit.h"
 
@@ -54,6 +56,12 @@ int main(int argc, char **argv) {
       other = *info;
       other.target = target;
       info = &other;
+      // The CUDA runtime's datapath for that row (no GPU needed).
+      std::string err;
+      purlin::rt::registerDatapaths();
+      const purlin::rt::RuntimeTarget *dp = purlin::rt::targetFor(target, err);
+      std::printf("target %s: datapath %s\n", target,
+                  dp ? dp->name() : err.c_str());
     }
     std::string code, error;
     if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin, code,
