@@ -1,8 +1,8 @@
 // The TMA bulk datapath's data movement (sm_90 and later): a contiguous
 // move of a lane's threads done by the Tensor Memory Accelerator's bulk
-// copies through shared memory, so that one thread per lane keeps hundreds
-// of KB in flight and a few SMs move as much as many do with loads and
-// stores.
+// copies through shared memory, so that one thread per lane keeps
+// kStages - 1 stages of loads in flight (144 KiB with launch.h's default
+// 192 KiB) and a few SMs may move as much as many do with loads and stores.
 //
 // A move of `bytes` from ns sources to nd destinations (exec's register
 // move contract: sources combined by op in ascending order) is cut into

@@ -20,7 +20,8 @@ namespace tma {
 
 /// Bytes of stages a lane asks by default: 192 KiB, so that with the SM
 /// atoms' ~24 KiB of static shared memory one lane fills an H100/H200 SM
-/// (227 KiB a block) and keeps ~190 KiB of loads in flight.
+/// (227 KiB a block): 3 of its 4 stages, 144 KiB, are loads in flight
+/// while one is stored.
 constexpr size_t kDefaultSmem = 192 * 1024;
 
 /// PURLIN_TMA_SMEM: the stages' bytes a lane asks (a K suffix: KiB; 0: no
