@@ -41,6 +41,9 @@
 #     GEMM's slowdown (the copy engine's should be near zero);
 #  3. the low-latency baseline: all_reduce 8 B .. 256 KiB with
 #     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run.
+#
+# The TMA bulk datapath (sm_90_tma) has its own pair of steps, the same
+# way: tools/gpu-tma.sh gen / run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}

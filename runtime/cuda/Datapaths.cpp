@@ -6,11 +6,13 @@
 #include "Internal.h"
 #include "ce/CeDatapath.h"
 #include "sm/SmDatapath.h"
+#include "tma/TmaDatapath.h"
 
 void purlin::rt::registerDatapaths() {
   static const bool once = [] {
     registerTarget(sm::datapath());
     registerTarget(ce::datapath());
+    registerTarget(tma::datapath());
     return true;
   }();
   (void)once;

@@ -3,9 +3,15 @@
 // NVRTC) for one element type and op, as PTX for sm_90 (no GPU needed),
 // and prints its kernels' entry names. With --cubin, machine code as a
 // first launch builds it (slower: ptxas). With --plan K, the program a
-// first launch of plan K alone compiles (the other kernels empty).
-//   purlin-jit-compile NAME DTYPE OP [--cubin] [--plan K]
+// first launch of plan K alone compiles (the other kernels empty). With
+// --target T, against the atoms of another GPU row of the target table
+// (the plans' code is the same for every GPU row: docs/generated-shape.md),
+// and the CUDA runtime's datapath for it, and with --count S, how many
+// times PTX instruction S appears.
+//   purlin-jit-compile NAME DTYPE OP [--cubin] [--plan K] [--target T]
+//                      [--count S]
 #include "GeneratedRegistry.h"
+#include "Internal.h"
 #include "purlin/spec/DType.h"
 #include "sm/Jit.h"
 
@@ -27,11 +33,16 @@ int main(int argc, char **argv) {
   }
   bool cubin = false;
   int plan = -1;
+  const char *target = nullptr, *count = nullptr;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cubin") == 0)
       cubin = true;
     else if (std::strcmp(argv[i], "--plan") == 0 && i + 1 < argc)
       plan = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--target") == 0 && i + 1 < argc)
+      target = argv[++i];
+    else if (std::strcmp(argv[i], "--count") == 0 && i + 1 < argc)
+      count = argv[++i];
   }
   int n = 0;
   const purlin::rt::GeneratedCollective *gc =
@@ -40,6 +51,18 @@ int main(int argc, char **argv) {
     if (std::strcmp(gc[i].name, argv[1]) != 0)
       continue;
     const purlin_collective_info *info = gc[i].info();
+    purlin_collective_info other;
+    if (target) {
+      other = *info;
+      other.target = target;
+      info = &other;
+      // The CUDA runtime's datapath for that row (no GPU needed).
+      std::string err;
+      purlin::rt::registerDatapaths();
+      const purlin::rt::RuntimeTarget *dp = purlin::rt::targetFor(target, err);
+      std::printf("target %s: datapath %s\n", target,
+                  dp ? dp->name() : err.c_str());
+    }
     std::string code, error;
     if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin, code,
                                         error, plan)) {
@@ -48,6 +71,13 @@ int main(int argc, char **argv) {
     }
     std::printf("%s %s %s: %zu bytes of %s\n", argv[1], argv[2], argv[3],
                 code.size(), cubin ? "cubin" : "PTX");
+    if (count) {
+      size_t n = 0;
+      for (size_t at = code.find(count); at != std::string::npos;
+           at = code.find(count, at + 1))
+        ++n;
+      std::printf("%s: %zu\n", count, n);
+    }
     // Each plan's kernel, then its slot kernel (the shared state read from
     // device memory: CUDA graphs whose buffers are registered after capture).
     for (int p = 0; p < info->nplans; ++p)

@@ -42,40 +42,44 @@ inline int laneThreads(int most, int hint = 0) {
   return fits(asked) ? asked : fits(hint) ? hint : most;
 }
 
-/// How many blocks of `kernel` with `threads` each fit on the current GPU
-/// at once; asked once per (device, kernel, threads), as the occupancy
-/// queries cost more than a launch.
-inline int64_t residentBlocks(const void *kernel, int threads) {
+/// How many blocks of `kernel` with `threads` each (and `smem` bytes of
+/// dynamic shared memory) fit on the current GPU at once; asked once per
+/// (device, kernel, threads, smem), as the occupancy queries cost more than
+/// a launch.
+inline int64_t residentBlocks(const void *kernel, int threads,
+                              size_t smem = 0) {
   static std::mutex mu;
-  static std::map<std::tuple<int, const void *, int>, int64_t> known;
+  static std::map<std::tuple<int, const void *, int, size_t>, int64_t> known;
   int dev = 0;
   cudaGetDevice(&dev);
   std::lock_guard<std::mutex> lk(mu);
-  auto it = known.find({dev, kernel, threads});
+  auto it = known.find({dev, kernel, threads, smem});
   if (it != known.end())
     return it->second;
   int sms = 0, per = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0);
-  return known[{dev, kernel, threads}] = (int64_t)per * sms;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem);
+  return known[{dev, kernel, threads, smem}] = (int64_t)per * sms;
 }
 
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
 /// cast to a pointer) on grid (S->L, n) with `threads` per block on
 /// `stream`; with `slot`, a slot kernel: `kernel(slot, first)` (aux.h's
-/// SharedSlot in device memory, holding what S holds). Returns a
-/// cudaError_t.
+/// SharedSlot in device memory, holding what S holds). `smem`: bytes of
+/// dynamic shared memory per block (the SM atoms use none; the TMA atoms'
+/// stages, atom-kernels/tma). Returns a cudaError_t.
 inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads,
-                      const void *slot = nullptr) {
+                      const void *slot = nullptr, size_t smem = 0) {
   if (n <= 0 || S->L <= 0)
     return (int)cudaSuccess;
-  if (!cooperativeLaunch() && residentBlocks(kernel, threads) < (int64_t)S->L * n)
+  if (!cooperativeLaunch() &&
+      residentBlocks(kernel, threads, smem) < (int64_t)S->L * n)
     return (int)cudaErrorCooperativeLaunchTooLarge;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
   cfg.blockDim = dim3(threads, 1, 1);
-  cfg.dynamicSmemBytes = 0;
+  cfg.dynamicSmemBytes = smem;
   cfg.stream = (cudaStream_t)stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeCooperative;

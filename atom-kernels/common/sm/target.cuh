@@ -15,6 +15,12 @@
 // extern "C" kernels per plan, purlin_jit_NAME (the shared state by value)
 // and purlin_jit_slot_NAME (read from a SharedSlot: CUDA graphs whose
 // buffers are registered after capture), instead of the entry.
+//
+// Another datapath built on these atoms (atom-kernels/tma: the same lanes
+// and signals, other moves) names its lane class and host launch before
+// its plans' entries: PURLIN_SM_ATOMS (a class template <E, OPS, LINES>
+// with this Target's members, default ::purlin::sm::Target) and
+// PURLIN_SM_LAUNCH (launch()'s signature, default ::purlin::sm::launch).
 #pragma once
 
 #include <stdint.h>
@@ -345,13 +351,15 @@ __device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
 /// Plan::run. Epochs are kept unless every rank runs in this launch and the
 /// plan's only syncs are boundary syncs (all skipped then: no signal word is
 /// read or written).
-template <class E, uint32_t OPS, class Plan>
+/// Atoms: the lane's class (Target, or another datapath's built on it).
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   PURLIN_EPI_MARK(0);
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
-  Target<E, OPS, Plan::kLines> t(S, rank, lane,
-                                 epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
+  Atoms<E, OPS, Plan::kLines> t(S, rank, lane,
+                                epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
   Plan::run(t);
 }
 
@@ -362,7 +370,8 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
 /// yet is reported (kErrNotRegistered, through this rank's error word: the
 /// slot holds this rank's own signal memory) and the kernel returns before
 /// any other access.
-template <class E, uint32_t OPS, class Plan>
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
   static_assert(sizeof(exec::Shared) % sizeof(uint64_t) == 0,
                 "exec::Shared is copied in 64-bit words");
@@ -385,18 +394,21 @@ __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
   for (int i = (int)threadIdx.x; i < kWords; i += (int)blockDim.x)
     words[i] = src[i];
   __syncthreads();
-  runPlan<E, OPS, Plan>(*reinterpret_cast<const exec::Shared *>(words), first);
+  runPlan<E, OPS, Plan, Atoms>(*reinterpret_cast<const exec::Shared *>(words),
+                              first);
 }
 
-template <class E, uint32_t OPS, class Plan>
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
-  runPlan<E, OPS, Plan>(S, first);
+  runPlan<E, OPS, Plan, Atoms>(S, first);
 }
-template <class E, uint32_t OPS, class Plan>
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     planKernelSlot(const SharedSlot *slot, int first) {
-  runPlanSlot<E, OPS, Plan>(slot, first);
+  runPlanSlot<E, OPS, Plan, Atoms>(slot, first);
 }
 
 #ifndef __CUDACC_RTC__
@@ -412,7 +424,8 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
 /// (DTYPES): its own element type when the plan reduces, else the copy-only
 /// element of its size; the slot kernel when `slot`. Null when it is not
 /// built.
-template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS, int T = 0>
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
+          template <class, uint32_t, bool> class Atoms = Target, int T = 0>
 const void *kernelFor(int dtype, bool slot) {
   if constexpr (T == kNumDTypeIds) {
     (void)dtype, (void)slot;
@@ -423,23 +436,30 @@ const void *kernelFor(int dtype, bool slot) {
         using E = typename ElemFor<T, Reduces>::type;
 #if PURLIN_SM_SLOTS
         if (slot)
-          return (const void *)planKernelSlot<E, OPS, Plan>;
+          return (const void *)planKernelSlot<E, OPS, Plan, Atoms>;
 #endif
-        return slot ? nullptr : (const void *)planKernel<E, OPS, Plan>;
+        return slot ? nullptr : (const void *)planKernel<E, OPS, Plan, Atoms>;
       }
-    return kernelFor<Plan, Reduces, DTYPES, OPS, T + 1>(dtype, slot);
+    return kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, T + 1>(dtype, slot);
   }
 }
 
+/// A kernel's host launch: launch() above, or another datapath's.
+using LaunchFn = int (*)(const void *kernel, const exec::Shared *S, int first,
+                         int n, void *stream, const void *slot);
+
 /// `slot` null: the kernel takes *S by value; else it reads its shared
 /// state from `slot` (a SharedSlot in device memory; S gives the grid).
-template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS>
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
+          template <class, uint32_t, bool> class Atoms = Target,
+          LaunchFn Launch = launch>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
           void *stream, const void *slot) {
-  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS>(dtype, slot != nullptr);
+  const void *k =
+      kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
-  return launch(k, S, first, n, stream, slot);
+  return Launch(k, S, first, n, stream, slot);
 }
 #endif
 
@@ -456,6 +476,12 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 // purlin_jit_NAME and purlin_jit_slot_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
 // ("p2"), the other plans' kernels are empty (their plan functions are not
 // instantiated), so that a first use compiles the one plan it launches.
+#ifndef PURLIN_SM_ATOMS
+#define PURLIN_SM_ATOMS ::purlin::sm::Target
+#endif
+#ifndef PURLIN_SM_LAUNCH
+#define PURLIN_SM_LAUNCH ::purlin::sm::launch
+#endif
 #define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                           \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
@@ -480,16 +506,18 @@ constexpr bool jitWants(const char *name) {
 #endif
 }
 /// runPlan (runPlanSlot) when `Wanted`; nothing instantiated otherwise.
-template <bool Wanted, class E, uint32_t OPS, class Plan>
+template <bool Wanted, class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __device__ __forceinline__ void runPlanIf(const exec::Shared &S, int first) {
   if constexpr (Wanted)
-    runPlan<E, OPS, Plan>(S, first);
+    runPlan<E, OPS, Plan, Atoms>(S, first);
 }
-template <bool Wanted, class E, uint32_t OPS, class Plan>
+template <bool Wanted, class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
 __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
                                               int first) {
   if constexpr (Wanted)
-    runPlanSlot<E, OPS, Plan>(slot, first);
+    runPlanSlot<E, OPS, Plan, Atoms>(slot, first);
 }
 } // namespace sm
 } // namespace purlin
@@ -501,14 +529,14 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
     ::purlin::sm::runPlanIf<                                                   \
         ::purlin::sm::jitWants(#NAME),                                         \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
-        kAotOps | kClauseOps, PlanFn_##NAME>(S, first);                        \
+        kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(S, first);       \
   }                                                                            \
   extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
       purlin_jit_slot_##NAME(const ::purlin::sm::SharedSlot *slot, int first) { \
     ::purlin::sm::runPlanSlotIf<                                               \
         ::purlin::sm::jitWants(#NAME),                                         \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
-        kAotOps | kClauseOps, PlanFn_##NAME>(slot, first);                     \
+        kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(slot, first);    \
   }
 #else
 #define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
@@ -516,8 +544,9 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
                           int dtype, int op, void *stream, const void *slot) { \
     return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0, kAotDtypes,      \
-                               kAotOps | kClauseOps>(S, first, n, dtype, op,   \
-                                                     stream, slot);            \
+                               kAotOps | kClauseOps, PURLIN_SM_ATOMS,          \
+                               PURLIN_SM_LAUNCH>(S, first, n, dtype, op,       \
+                                                 stream, slot);                \
   }
 #endif
 #define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \

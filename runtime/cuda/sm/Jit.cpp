@@ -80,9 +80,28 @@ int canonicalType(const purlin_collective_info &info, int dtype) {
   return dtype;
 }
 
+/// NVRTC's options; PURLIN_JIT_OPTIONS adds its words (e.g. an atom's
+/// compile-time knob for a test: -DPURLIN_TMA_MIN_BYTES=1024), which the
+/// disk cache's key covers like the others.
 std::vector<std::string> nvrtcOptions(int arch, const std::string &inc) {
-  return {"-std=c++17", "-default-device", "-DNDEBUG",
-          "--gpu-architecture=sm_" + std::to_string(arch), "-I" + inc};
+  std::vector<std::string> o = {"-std=c++17", "-default-device", "-DNDEBUG",
+                                "--gpu-architecture=sm_" + std::to_string(arch),
+                                "-I" + inc};
+  if (const char *e = std::getenv("PURLIN_JIT_OPTIONS")) {
+    std::string w;
+    for (const char *c = e;; ++c) {
+      if (*c && *c != ' ' && *c != '\t') {
+        w += *c;
+        continue;
+      }
+      if (!w.empty())
+        o.push_back(w);
+      w.clear();
+      if (!*c)
+        break;
+    }
+  }
+  return o;
 }
 
 /// Compiles `text` with NVRTC; `code` is PTX or a cubin.

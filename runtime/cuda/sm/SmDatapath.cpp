@@ -31,6 +31,12 @@ std::string pairText(int dtype, int op) {
                             : std::string(" with ") + redOpName((RedOp)op));
 }
 
+/// The SM atoms' kernels compiled at first use: no dynamic shared memory.
+int smLaunch(const void *kernel, const exec::Shared *S, int first, int n,
+             void *stream, int threads, const void *slot) {
+  return atoms::launchPlan(kernel, S, first, n, stream, threads, slot);
+}
+
 class SmDatapath final : public RuntimeTarget {
 public:
   const char *name() const override { return "sm"; }
@@ -100,7 +106,8 @@ public:
   purlinStatus launch(const purlin_collective_info &info, int plan,
                       const exec::Shared &S, int first, int n, int dtype,
                       int op, void *stream, std::string &msg) const override {
-    return run(info, plan, S, nullptr, first, n, dtype, op, stream, msg);
+    return runPlan(info, plan, S, nullptr, first, n, dtype, op, stream, msg,
+                   smLaunch);
   }
 
   size_t slotBytes() const override { return sizeof(atoms::SharedSlot); }
@@ -117,59 +124,61 @@ public:
                           const exec::Shared &S, const void *slot, int first,
                           int n, int dtype, int op, void *stream,
                           std::string &msg) const override {
-    return run(info, plan, S, slot, first, n, dtype, op, stream, msg);
-  }
-
-private:
-  /// The kernel taking S by value (slot null), or the one reading `slot`.
-  purlinStatus run(const purlin_collective_info &info, int plan,
-                   const exec::Shared &S, const void *slot, int first, int n,
-                   int dtype, int op, void *stream, std::string &msg) const {
-    cudaError_t e;
-    if (linkedIn(info, dtype, op)) {
-      e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
-                                                   stream, slot);
-    } else {
-      const JitKernel *k = findJit(info, dtype, op, plan);
-      if (!k) {
-        // Compiling and loading inside a graph capture would break it:
-        // the application prepares the pair first (purlinCollPrepare).
-        cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-        if (cudaStreamIsCapturing((cudaStream_t)stream, &cs) != cudaSuccess ||
-            cs != cudaStreamCaptureStatusNone) {
-          cudaGetLastError();
-          msg = pairText(dtype, op) + " of '" + info.name +
-                "' were not built ahead of time nor compiled yet, and the "
-                "stream is being captured: call purlinCollPrepare before the "
-                "capture (or build them ahead of time: purlinc --aot)";
-          return PURLIN_ERR_NOT_READY;
-        }
-        // The plan this launch runs, alone: a first use waits for one
-        // plan's compile (purlinCollPrepare builds them all).
-        if (!getJit(info, dtype, op, plan, k, msg)) {
-          msg = pairText(dtype, op) + " of '" + info.name +
-                "' were not built ahead of time, and compiling plan '" +
-                info.plans[plan].strategy + "' failed: " + msg;
-          return PURLIN_ERR_COMPILE;
-        }
-      }
-      e = (cudaError_t)atoms::launchPlan(slot ? k->slotFn : k->fn, &S, first,
-                                         n, stream,
-                                         atoms::laneThreads(k->threads, S.laneThreads),
-                                         slot);
-    }
-    if (e == cudaSuccess)
-      return PURLIN_SUCCESS;
-    cudaGetLastError(); // clear a non-sticky error
-    msg = std::string(e == cudaErrorCooperativeLaunchTooLarge
-                          ? "the ranks of one GPU do not fit on it at once "
-                            "(fewer ranks or lanes): "
-                          : "") +
-          cudaGetErrorString(e);
-    return PURLIN_ERR_CUDA;
+    return runPlan(info, plan, S, slot, first, n, dtype, op, stream, msg,
+                   smLaunch);
   }
 };
 } // namespace
+
+// The launch of the SM atoms' kernels (SmDatapath.h), shared with the
+// datapaths built on them.
+purlinStatus runPlan(const purlin_collective_info &info, int plan,
+                   const exec::Shared &S, const void *slot, int first, int n,
+                   int dtype, int op, void *stream, std::string &msg,
+                   KernelLaunch jitLaunch) {
+  cudaError_t e;
+  if (linkedIn(info, dtype, op)) {
+    e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
+                                                 stream, slot);
+  } else {
+    const JitKernel *k = findJit(info, dtype, op, plan);
+    if (!k) {
+      // Compiling and loading inside a graph capture would break it:
+      // the application prepares the pair first (purlinCollPrepare).
+      cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+      if (cudaStreamIsCapturing((cudaStream_t)stream, &cs) != cudaSuccess ||
+          cs != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        msg = pairText(dtype, op) + " of '" + info.name +
+              "' were not built ahead of time nor compiled yet, and the "
+              "stream is being captured: call purlinCollPrepare before the "
+              "capture (or build them ahead of time: purlinc --aot)";
+        return PURLIN_ERR_NOT_READY;
+      }
+      // The plan this launch runs, alone: a first use waits for one
+      // plan's compile (purlinCollPrepare builds them all).
+      if (!getJit(info, dtype, op, plan, k, msg)) {
+        msg = pairText(dtype, op) + " of '" + info.name +
+              "' were not built ahead of time, and compiling plan '" +
+              info.plans[plan].strategy + "' failed: " + msg;
+        return PURLIN_ERR_COMPILE;
+      }
+    }
+    e = (cudaError_t)jitLaunch(slot ? k->slotFn : k->fn, &S, first, n,
+                               stream,
+                               atoms::laneThreads(k->threads, S.laneThreads),
+                               slot);
+  }
+  if (e == cudaSuccess)
+    return PURLIN_SUCCESS;
+  cudaGetLastError(); // clear a non-sticky error
+  msg = std::string(e == cudaErrorCooperativeLaunchTooLarge
+                        ? "the ranks of one GPU do not fit on it at once "
+                          "(fewer ranks or lanes): "
+                        : "") +
+        cudaGetErrorString(e);
+  return PURLIN_ERR_CUDA;
+}
 
 const RuntimeTarget &datapath() {
   static const SmDatapath kSm;
