@@ -30,7 +30,7 @@ config.substitutions.append(
     ("%unit", os.path.join(config.purlin_obj_root, "test", "unit")))
 config.substitutions.append(
     ("%cxx", getattr(config, "cxx_compiler", "") or "c++"))
-# The Python that runs %python: CMake's find, unless it lacks numpy and
+# The Python that runs %pkg_python: CMake's find, unless it lacks numpy and
 # wheel (the Python package's tests need them) and another python3 has
 # them. A python3 earlier on PATH than the system's (pyenv) was picked
 # without numpy, and the package's tests were UNSUPPORTED in CI unseen;
@@ -59,9 +59,12 @@ tools = [
     "split-file",
     "not",
     "count",
-    ToolSubst("%python", python_exe, unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# %pkg_python: the chosen path as it is. (%python is LLVM's: the python
+# that runs lit, which `ninja check-purlin` starts with CMake's find, here
+# pyenv's: it came first among the substitutions and won.)
+config.substitutions.append(("%pkg_python", '"%s"' % python_exe))
 
 # %host_runner GEN OUT: builds a host-target runner from purlinc's outputs.
 config.substitutions.append(
