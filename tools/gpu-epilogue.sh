@@ -107,7 +107,9 @@ variants)
   # The bench built once per measurement build of exec/Epilogue.h (each
   # undoes one change; docs/performance.md, thirteenth session), side by
   # side, then run one after another on the same grid (EPI_TOKENS, default
-  # 1,8,128,4096; EPI_HIDDEN, default 4096,8192).
+  # 1,8,128,4096; EPI_HIDDEN, default 4096,8192). EPI_VARIANTS="0 6 7 8"
+  # builds and runs those alone (9 builds at once may not fit one device
+  # call: split them; a build folder already there is reused).
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
@@ -116,17 +118,18 @@ variants)
          "-DPURLIN_EPI_GUARDED_LOADS"
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4"
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4 -DPURLIN_EPI_LOADS=8")
+  sel=(${EPI_VARIANTS:-${!flags[@]}})
   t0=$(date +%s)
-  for i in "${!flags[@]}"; do
+  for i in "${sel[@]}"; do
     (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
        -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
        "-DCMAKE_CUDA_FLAGS=${flags[$i]}" -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-$i.log" 2>&1 &&
-     ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#flags[@]} + 1 )) purlin-epilogue-bench \
+     ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#sel[@]} + 1 )) purlin-epilogue-bench \
        >"$LOG/build-$i.log" 2>&1 || echo "variant $i: build FAILED") &
   done
   wait
   echo "== builds: $(( $(date +%s) - t0 )) s"
-  for i in "${!flags[@]}"; do
+  for i in "${sel[@]}"; do
     echo "== variant $i: ${flags[$i]:-(as committed)}"
     "build-gpu-epi-v$i/tools/purlin-bench/purlin-epilogue-bench" -g 8 -n 50 \
       --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
@@ -134,6 +137,7 @@ variants)
   done
   # The kernel as committed with 256-thread lanes (8 warps meet at each
   # row reduction instead of 16; a 4096 row is then 2 vectors a thread).
+  [ -x build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench ] || exit 0
   echo "== variant 0 with PURLIN_LANE_THREADS=256"
   PURLIN_LANE_THREADS=256 build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 \
     --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
