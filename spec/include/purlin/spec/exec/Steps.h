@@ -85,18 +85,25 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
 /// Move, no fill and no barrier before the data moves (measured on the
 /// H200: the lane leader's build and its two barriers were ~0.5 us of a
 /// 3.2 us all-reduce). `owned`: part r of the box (kSelOwned) rather than
-/// this rank's names (kSelMine). False, with nothing done, where the box is
-/// not one run contiguous on both sides or the target declines the move;
-/// every thread of the lane decides alike, so the lane falls back together.
+/// this rank's names (kSelMine). `flagged`: the low-latency protocol's
+/// consume (mine, from staging, to self), each thread polling its lines of
+/// the R slots (Tgt::consumeLines) where the Move path kept ptxas's
+/// spills of the generic move (docs/performance.md, issue 17); a line that
+/// does not arrive in time aborts the lane, as laneMoves does. False, with
+/// nothing done, where the box is not one run contiguous on both sides or
+/// the target declines the move; every thread of the lane decides alike,
+/// so the lane falls back together.
 template <class C, class Tgt>
 PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
-                                int64_t pieces, int64_t piece, int op) {
+                                int64_t pieces, int64_t piece, int op,
+                                bool flagged = false) {
   if constexpr (isGeneral<C>())
     return false;
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
   if (C::kFromRole != kEvery || R > kRegPtrs ||
-      (owned && C::kToRole == kCoord))
+      (owned && C::kToRole == kCoord) ||
+      (flagged && (owned || src != kSrcStaging || dst != kDstSelf)))
     return false;
   const int64_t q = owned ? (C::kToRole == kFixed ? C::toFixed(S.P) : 0) : r;
   Box b;
@@ -118,6 +125,7 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   } else {
     splitRange(b.n, pieces, piece, g, lo, hi);
   }
+  int st = 1; // flagged: consumeLines' status
   if (lo < hi) {
     const int64_t es = 16 / g;
     const char *srcs[kRegPtrs];
@@ -130,56 +138,22 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
       dsts[p] = p >= (all ? R : 1) ? nullptr
                                    : (char *)S.buf[all ? p : q][C::kToBuf];
     }
-    if (!t.moveVec(srcs, R, dsts, all ? R : 1,
-                   (srcFlat ? lo : b.sbase + lo) * es, (b.dbase + lo) * es,
-                   (hi - lo) * es, op, t.thread(), t.threads()))
+    const int64_t soff = (srcFlat ? lo : b.sbase + lo) * es,
+                  doff = (b.dbase + lo) * es, bytes = (hi - lo) * es;
+    if (flagged) {
+      st = t.consumeLines(srcs, R, dsts[0], soff, doff, bytes, op, t.thread(),
+                          t.threads());
+      if (st == 0)
+        return false;
+    } else if (!t.moveVec(srcs, R, dsts, all ? R : 1, soff, doff, bytes, op,
+                          t.thread(), t.threads())) {
       return false;
+    }
   }
-  t.barrier(); // as after laneMoves: the lane's step is whole
-  return true;
-}
-
-/// A flagged consume (the low-latency protocol) of one box read from every
-/// rank's staging slot for this rank: each thread polls its lines of the R
-/// slots and writes the combined names (Tgt::consumeLines), with no shared
-/// Move and no build by the lane leader, as pushRegisters does for the
-/// push. The Move path kept ptxas's spills of the generic move in the
-/// low-latency kernel's consume (docs/performance.md, issue 17). False,
-/// with nothing done, where the box is not one contiguous run or the
-/// target declines; every thread of the lane decides alike. A line that
-/// does not arrive in time aborts the lane, as laneMoves does.
-template <class C, class Tgt>
-PURLIN_HD bool consumeLinesRegisters(Tgt &t, int64_t pieces, int64_t piece,
-                                     int op) {
-  if constexpr (isGeneral<C>())
-    return false;
-  const Shared &S = t.shared();
-  const int r = t.rank(), R = S.R;
-  if (C::kFromRole != kEvery || R > kRegPtrs)
-    return false;
-  Box b;
-  if (!flows<C>(S.P, 0, r) || !makeBox<C>(S.P, 0, r, b)) {
-    t.barrier(); // nothing flows here, as in the general path
-    return true;
-  }
-  if (b.nfree != 1 || b.dstr[0] != 1)
-    return false;
-  int64_t lo, hi;
-  const int64_t g = t.vecElems(), es = 16 / g;
-  splitRange(b.n, pieces, piece, g, lo, hi);
-  int st = 1;
-  if (lo < hi) {
-    const char *srcs[kRegPtrs];
-    for (int p = 0; p < kRegPtrs; ++p)
-      srcs[p] = p < R ? detail::stagingSlot<C>(S, r, p) : nullptr;
-    st = t.consumeLines(srcs, R, (char *)S.buf[r][C::kToBuf], lo * es,
-                        (b.dbase + lo) * es, (hi - lo) * es, op, t.thread(),
-                        t.threads());
-    if (st == 0)
-      return false;
-  }
-  if (t.barrierOr(st < 0))
-    t.abort();
+  if (!flagged)
+    t.barrier(); // as after laneMoves: the lane's step is whole
+  else if (t.barrierOr(st < 0))
+    t.abort(); // a line timed out
   return true;
 }
 
@@ -240,12 +214,8 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   // inferred plans do, and what may take the register path.
   const bool plain = lo <= 0 && (hi >= kMaxRanks || hi >= R) && src <= kSrcStaging &&
                      dst != kDstPartial && !(sel == kSelOwned && dst == kDstSelf);
-  if (plain && !(flags & kFlagged) &&
-      consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece, op))
-    return;
-  if (plain && (flags & kFlagged) && src == kSrcStaging && sel == kSelMine &&
-      dst == kDstSelf &&
-      consumeLinesRegisters<C>(t, pieces, piece, op))
+  if (plain && consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece,
+                                   op, (flags & kFlagged) != 0))
     return;
   if (src == kSrcOutput) {
     pullParts<C>(t, pieces, piece, lo, hi);
