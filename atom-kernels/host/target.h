@@ -148,15 +148,7 @@ public:
     const int es = S_.elemSize;
     if (ndst < 1 || ndst > exec::kRegPtrs || bytes % es || soff % es || doff % es)
       return false;
-    exec::Move m;
-    m.box.nfree = 1;
-    m.box.n = m.box.ext[0] = (doff + bytes) / es;
-    m.box.sstr[0] = m.box.dstr[0] = 1;
-    m.box.sbase = (soff - doff) / es; // name t (slot-relative) at src + (sbase + t)
-    m.nsrc = m.ndst = 1;
-    m.src[0] = src;
-    m.dstFlat = true;
-    m.ll = exec::kLinesDst;
+    exec::Move m = exec::linesPushMove(src, soff, doff, bytes, es);
     for (int i = 0; i < ndst; ++i) {
       m.dst[0] = dst[i];
       moveLines(m, doff / es, (doff + bytes) / es);
@@ -170,19 +162,8 @@ public:
     const int es = S_.elemSize;
     if (nsrc < 1 || nsrc > exec::kRegPtrs || bytes % es || soff % 8 || doff % es)
       return 0;
-    exec::Move m;
-    m.box.nfree = 1;
-    m.box.n = m.box.ext[0] = (soff + bytes) / es;
-    m.box.sstr[0] = m.box.dstr[0] = 1;
-    m.box.dbase = (doff - soff) / es; // slot name t to dst + (dbase + t)
-    m.nsrc = nsrc;
-    m.ndst = 1;
-    for (int i = 0; i < nsrc; ++i)
-      m.src[i] = src[i];
-    m.dst[0] = dst;
-    m.srcFlat = true;
-    m.op = op;
-    m.ll = exec::kLinesSrc;
+    const exec::Move m =
+        exec::linesConsumeMove(src, nsrc, dst, soff, doff, bytes, es, op);
     return moveLines(m, soff / es, (soff + bytes) / es) ? 1 : -1;
   }
   // Epilogues (exec/Epilogue.h): elements as f32 through DType.h, the

@@ -210,15 +210,7 @@ bool SymTarget::pushLines(const char *src, char *const *dst, int ndst,
   const int64_t es = sim_.es_;
   if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
     return false;
-  exec::Move m;
-  m.box.nfree = 1;
-  m.box.n = m.box.ext[0] = (doff + bytes) / es;
-  m.box.sstr[0] = m.box.dstr[0] = 1;
-  m.box.sbase = (soff - doff) / es; // slot name t at src + (sbase + t)
-  m.nsrc = m.ndst = 1;
-  m.src[0] = src;
-  m.dstFlat = true;
-  m.ll = exec::kLinesDst;
+  exec::Move m = exec::linesPushMove(src, soff, doff, bytes, es);
   for (int i = 0; i < ndst; ++i) {
     m.dst[0] = dst[i];
     sim_.moveNames(m, doff / es, (doff + bytes) / es);
@@ -235,19 +227,8 @@ int SymTarget::consumeLines(const char *const *src, int nsrc, char *dst,
   const int64_t es = sim_.es_;
   if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
     return 0;
-  exec::Move m;
-  m.box.nfree = 1;
-  m.box.n = m.box.ext[0] = (soff + bytes) / es;
-  m.box.sstr[0] = m.box.dstr[0] = 1;
-  m.box.dbase = (doff - soff) / es; // slot name t to dst + (dbase + t)
-  m.nsrc = nsrc;
-  m.ndst = 1;
-  for (int i = 0; i < nsrc; ++i)
-    m.src[i] = src[i];
-  m.dst[0] = dst;
-  m.srcFlat = true;
-  m.op = op;
-  m.ll = exec::kLinesSrc;
+  const exec::Move m =
+      exec::linesConsumeMove(src, nsrc, dst, soff, doff, bytes, es, op);
   sim_.moveNames(m, soff / es, (soff + bytes) / es);
   return 1;
 }

@@ -246,6 +246,48 @@ struct Move {
   }
 };
 
+/// The register moves of flagged lines (Tgt::pushLines, Tgt::consumeLines)
+/// as one flat Move, for a target that runs them through its Move path
+/// (the host, the checker's symbolic target); es: bytes an element, every
+/// offset a multiple of it. Names are numbered from the slot's start, so
+/// the Move's names [off / es, (off + bytes) / es) are the range, off the
+/// slot side's offset.
+/// A push: `bytes` at src + soff into a slot's lines from its data byte
+/// doff on; m.dst[0] is the slot, set for each destination.
+PURLIN_HD Move linesPushMove(const char *src, int64_t soff, int64_t doff,
+                             int64_t bytes, int64_t es) {
+  Move m;
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = (doff + bytes) / es;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.box.sbase = (soff - doff) / es; // slot name t at src + (sbase + t)
+  m.nsrc = m.ndst = 1;
+  m.src[0] = src;
+  m.dstFlat = true;
+  m.ll = kLinesDst;
+  return m;
+}
+/// A consume: the lines from data byte soff on of the nsrc slots src[],
+/// combined by op in slot order into dst + doff.
+PURLIN_HD Move linesConsumeMove(const char *const *src, int nsrc, char *dst,
+                                int64_t soff, int64_t doff, int64_t bytes,
+                                int64_t es, int op) {
+  Move m;
+  m.box.nfree = 1;
+  m.box.n = m.box.ext[0] = (soff + bytes) / es;
+  m.box.sstr[0] = m.box.dstr[0] = 1;
+  m.box.dbase = (doff - soff) / es; // slot name t to dst + (dbase + t)
+  m.nsrc = nsrc;
+  m.ndst = 1;
+  for (int i = 0; i < nsrc; ++i)
+    m.src[i] = src[i];
+  m.dst[0] = dst;
+  m.srcFlat = true;
+  m.op = op;
+  m.ll = kLinesSrc;
+  return m;
+}
+
 
 } // namespace exec
 } // namespace purlin
