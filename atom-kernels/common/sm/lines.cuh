@@ -60,6 +60,22 @@ __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
   }
 }
 
+/// Element e of a line's 8 data bytes (elements of type Raw in order).
+template <class Raw>
+__device__ __forceinline__ Raw lineElem(uint64_t data, int e) {
+  Raw v;
+  const uint64_t bits = data >> (8 * sizeof(Raw) * e);
+  memcpy(&v, &bits, sizeof(Raw));
+  return v;
+}
+/// v placed as element e of a line's data (the other bytes 0).
+template <class Raw>
+__device__ __forceinline__ uint64_t lineBits(Raw v, int e) {
+  uint64_t bits = 0;
+  memcpy(&bits, &v, sizeof(Raw));
+  return bits << (8 * sizeof(Raw) * e);
+}
+
 /// Lines a thread has in flight at once (loads issued before any is used).
 constexpr int kLineBatch = 8;
 
@@ -105,10 +121,7 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
         }
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t so = m.srcFlat ? t : nameOffset(x, t, true);
-          Raw v = *(const Raw *)(m.src[0] + so * es);
-          uint64_t bits = 0;
-          memcpy(&bits, &v, es);
-          data[u] |= bits << (8 * es * (t - t0));
+          data[u] |= lineBits(*(const Raw *)(m.src[0] + so * es), (int)(t - t0));
         }
       }
 #pragma unroll
@@ -146,9 +159,7 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
             break;
 #pragma unroll
           for (int e = 0; e < epl; ++e) {
-            Raw v;
-            const uint64_t bits = d[u] >> (8 * es * e);
-            memcpy(&v, &bits, es);
+            const Raw v = lineElem<Raw>(d[u], e);
             acc[e] = s0 + u == 0 ? E::widen(v) : combine<E, OP>(acc[e], E::widen(v));
           }
         }
@@ -158,12 +169,8 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
     if constexpr (OP != exec::kCopy) {
       out = 0;
 #pragma unroll
-      for (int e = 0; e < epl; ++e) {
-        const Raw o = E::narrow(finish<E, OP>(acc[e], m.nsrc));
-        uint64_t bits = 0;
-        memcpy(&bits, &o, es);
-        out |= bits << (8 * es * e);
-      }
+      for (int e = 0; e < epl; ++e)
+        out |= lineBits(E::narrow(finish<E, OP>(acc[e], m.nsrc)), e);
     }
     for (int d = 0; d < m.ndst; ++d) {
       char *run = nullptr;
@@ -176,11 +183,8 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
         continue;
       }
       for (int64_t t = t0; t < t1; ++t) {
-        Raw o;
-        const uint64_t bits = out >> (8 * es * (t - t0));
-        memcpy(&o, &bits, es);
         const int64_t dq = m.dstFlat ? t : nameOffset(x, t, false);
-        *(Raw *)(m.dst[d] + dq * es) = o;
+        *(Raw *)(m.dst[d] + dq * es) = lineElem<Raw>(out, (int)(t - t0));
       }
     }
   }
@@ -286,44 +290,28 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
     if constexpr (OP != exec::kCopy) {
       typename E::Acc acc[epl];
 #pragma unroll
-      for (int e = 0; e < epl; ++e) {
-        Raw x;
-        uint64_t bits = v[0] >> (8 * es * e);
-        memcpy(&x, &bits, es);
-        acc[e] = E::widen(x);
-      }
+      for (int e = 0; e < epl; ++e)
+        acc[e] = E::widen(lineElem<Raw>(v[0], e));
 #pragma unroll
       for (int u = 1; u < kFastPtrs; ++u) {
         if (u >= ns)
           break;
 #pragma unroll
-        for (int e = 0; e < epl; ++e) {
-          Raw x;
-          const uint64_t bits = v[u] >> (8 * es * e);
-          memcpy(&x, &bits, es);
-          acc[e] = combine<E, OP>(acc[e], E::widen(x));
-        }
+        for (int e = 0; e < epl; ++e)
+          acc[e] = combine<E, OP>(acc[e], E::widen(lineElem<Raw>(v[u], e)));
       }
       out = 0;
 #pragma unroll
-      for (int e = 0; e < epl; ++e) {
-        const Raw o = E::narrow(finish<E, OP>(acc[e], ns));
-        uint64_t bits = 0;
-        memcpy(&bits, &o, es);
-        out |= bits << (8 * es * e);
-      }
+      for (int e = 0; e < epl; ++e)
+        out |= lineBits(E::narrow(finish<E, OP>(acc[e], ns)), e);
     }
     if (j < full && whole) {
       *(uint64_t *)(d + j * kLineData) = out;
       continue;
     }
     const int n = (int)((j < full ? kLineData : bytes - j * kLineData) / es);
-    for (int e = 0; e < n; ++e) {
-      Raw o;
-      const uint64_t bits = out >> (8 * es * e);
-      memcpy(&o, &bits, es);
-      *(Raw *)(d + j * kLineData + e * es) = o;
-    }
+    for (int e = 0; e < n; ++e)
+      *(Raw *)(d + j * kLineData + e * es) = lineElem<Raw>(out, e);
   }
   return true;
 }
