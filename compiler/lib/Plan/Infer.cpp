@@ -320,15 +320,18 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
             "or two-shot with row-aligned owners (two_shot, two_shot_copy)";
     return false;
   }
+  // A strategy by name: the lanes and chunks asked, else its defaults.
+  // staged_ll is for small messages: no pipeline by default, more lanes
+  // (H200, 8 KiB all-reduce on 8 ranks: 4 lanes x 4 chunks 45 us, 8 lanes
+  // x 1 chunk 12 us; docs/performance.md).
+  auto named = [&](const std::string &s, Plan &p) {
+    const bool ll = s == "staged_ll";
+    return buildPlan(c, s, opts.lanes ? opts.lanes : ll ? 8 : 4,
+                     opts.chunks ? opts.chunks : ll ? 1 : 4, p, error);
+  };
   if (opts.strategy != "auto") {
     Plan p;
-    // staged_ll is for small messages: no pipeline by default, more lanes
-    // (H200, 8 KiB all-reduce on 8 ranks: 4 lanes x 4 chunks 45 us, 8 lanes
-    // x 1 chunk 12 us; docs/performance.md).
-    const bool ll = opts.strategy == "staged_ll";
-    int lanes = opts.lanes ? opts.lanes : ll ? 8 : 4;
-    int chunks = opts.chunks ? opts.chunks : ll ? 1 : 4;
-    if (!buildPlan(c, opts.strategy, lanes, chunks, p, error))
+    if (!named(opts.strategy, p))
       return false;
     plans.push_back(p);
     return true;
@@ -363,15 +366,14 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     return false;
   }
   // The low-latency band (llBytes > 0), first so that it wins its sizes:
-  // staged_ll (8 lanes, one chunk, as asked by name), for calls whose ranks
+  // staged_ll (its defaults as asked by name), for calls whose ranks
   // run in several launches only, where each launch boundary's barrier
   // costs more than flags carried with the data; a call in one launch
   // skips it (the runtime's chooser). Not for an epilogue (staged plans
   // combine in slices).
   if (opts.llBytes > 0 && !epilogue) {
     Plan p;
-    if (!buildPlan(c, "staged_ll", opts.lanes ? opts.lanes : 8,
-                   opts.chunks ? opts.chunks : 1, p, error))
+    if (!named("staged_ll", p))
       return false;
     p.minBytes = 0;
     p.maxBytes = opts.llBytes;
