@@ -166,23 +166,6 @@ std::string keyText(const std::string &text,
   return k;
 }
 
-/// The compute capability of the current device as sm_XY's number.
-bool deviceArch(int &arch, std::string &error) {
-  int dev = 0, major = 0, minor = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    error = std::string("the current GPU: ") + cudaGetErrorString(e);
-    return false;
-  }
-  arch = major * 10 + minor;
-  return true;
-}
-
 /// Loads a cubin and finds plan `plan`'s kernel in it.
 bool load(int plan, const std::string &cubin, JitKernel &k,
           std::string &error) {
@@ -268,6 +251,22 @@ void build(const purlin_collective_info &info, int dtype, int op, int plan,
   out.ok.store(true);
 }
 } // namespace
+
+bool deviceArch(int &arch, std::string &error) {
+  int dev = 0, major = 0, minor = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    error = std::string("the current GPU: ") + cudaGetErrorString(e);
+    return false;
+  }
+  arch = major * 10 + minor;
+  return true;
+}
 
 std::string programText(const purlin_collective_info &info, int dtype, int op,
                         std::string &error, int plan) {

@@ -46,6 +46,10 @@ bool getJit(const purlin_collective_info &info, int dtype, int op, int plan,
 bool getJitAll(const purlin_collective_info &info, int dtype, int op,
                std::string &error);
 
+/// The compute capability of the current device as sm_XY's number; false
+/// with `error` (CUDA's) when it cannot be asked.
+bool deviceArch(int &arch, std::string &error);
+
 /// The NVRTC program of (info, dtype, op) compiled for sm_`arch` into PTX
 /// (cubin false) or a cubin; no GPU needed. `plan` >= 0: that plan's kernel
 /// alone (the others empty). For tests and tools.

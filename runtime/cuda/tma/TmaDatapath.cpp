@@ -7,6 +7,7 @@
 // generated entries' as much as the kernels compiled at first use.
 #include "TmaDatapath.h"
 
+#include "sm/Jit.h"
 #include "sm/SmDatapath.h"
 #include "tma/launch.h"
 
@@ -32,33 +33,23 @@ int tmaLaunch(const void *kernel, const exec::Shared *S, int first, int n,
 /// architecture is asked once per device (a launch's host time counts).
 purlinStatus checkArch(const purlin_collective_info &info, std::string &msg) {
   static std::atomic<int> known[64]; // sm_XY's number, 0: not asked yet
-  int dev = 0, major = 0, minor = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  const int cached = e == cudaSuccess && dev >= 0 && dev < 64
-                         ? known[dev].load(std::memory_order_relaxed)
-                         : 0;
-  if (cached >= 90)
+  int dev = 0, arch = 0;
+  const bool haveDev = cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < 64;
+  if (haveDev && known[dev].load(std::memory_order_relaxed) >= 90)
     return PURLIN_SUCCESS;
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    msg = std::string("the current GPU: ") + cudaGetErrorString(e);
+  if (!sm::deviceArch(arch, msg))
     return PURLIN_ERR_CUDA;
-  }
-  if (dev >= 0 && dev < 64)
-    known[dev].store(major * 10 + minor, std::memory_order_relaxed);
-  if (major >= 9)
+  if (haveDev)
+    known[dev].store(arch, std::memory_order_relaxed);
+  if (arch >= 90)
     return PURLIN_SUCCESS;
   msg = std::string("collective '") + info.name + "' is compiled for " +
         (info.target ? info.target : "?") +
         ", the TMA bulk datapath (cp.async.bulk: sm_90 and later); this GPU "
         "is sm_" +
-        std::to_string(major * 10 + minor) +
+        std::to_string(arch) +
         ": compile it for an SM target of this GPU (purlinc --target=sm_" +
-        std::to_string(major * 10 + minor) + ")";
+        std::to_string(arch) + ")";
   return PURLIN_ERR_BAD_COLLECTIVE;
 }
 
