@@ -328,17 +328,13 @@ PURLIN_UNROLL
 PURLIN_UNROLL
           for (int b = 0; b < kEpiLoads; ++b)
             t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
-PURLIN_UNROLL
-          for (int b = 0; b < kEpiLoads; ++b)
-PURLIN_UNROLL
-            for (int j = 0; j < kEpiVec; ++j)
-              row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
-          continue;
-        }
+        } else
 #endif
-        for (int b = 0; b < kEpiLoads; ++b)
-          if (p0 + b < S.R)
-            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+        {
+          for (int b = 0; b < kEpiLoads; ++b)
+            if (p0 + b < S.R)
+              t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+        }
         for (int b = 0; b < kEpiLoads; ++b)
           if (p0 + b < S.R)
             for (int j = 0; j < kEpiVec; ++j)
