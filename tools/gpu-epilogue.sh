@@ -15,7 +15,10 @@
 #                                     8 lanes, as the chooser's small band)
 #                                     and _two_shot (row-aligned owners, 16
 #                                     lanes, as its large band), each with
-#                                     its in-place (copy) variant
+#                                     its in-place (copy) variant; and
+#                                     _direct_unfused, _two_shot_unfused:
+#                                     the unfused plans (the epilogue apart
+#                                     from the combine, one launch)
 #   tools/gpu-epilogue.sh variants [DIR]  on the GPU machine: the bench
 #                                     built with each measurement switch of
 #                                     exec/Epilogue.h, run one after another
@@ -41,6 +44,8 @@
 #     hidden 1024,8192
 #   all_reduce_rmsnorm_two_shot (two-shot at every size), bf16: tokens
 #     1,7,128,1000 x hidden 1024,4096,8192
+#   the unfused plans (_direct_unfused, _two_shot_unfused), bf16 and f32:
+#     tokens 1,7,128(,1000) x hidden 1024,4096,8192
 # (the larger cases are checked on their first and last 128 rows: rows are
 # independent.) Budget: ~400 s in all; EPI_QUICK=1 runs bf16 only.
 set -uo pipefail
@@ -56,7 +61,11 @@ gen)
   done
   # The plans forced (the chooser's band edge moved to either end).
   mkdir -p "$DIR/src"
-  for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0"; do
+  # The unfused plans likewise (issue 16's fallback: the epilogue apart
+  # from the combine), from 1 byte on.
+  for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0" \
+           "direct_unfused:--epilogue-small-bytes=4611686018427387904 --epilogue-unfused-bytes=1" \
+           "two_shot_unfused:--epilogue-small-bytes=0 --epilogue-unfused-bytes=1"; do
     n=all_reduce_rmsnorm_${v%%:*}
     sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
     "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} -o "$DIR" || exit 1
@@ -94,6 +103,8 @@ run)
       $T --only all_reduce_rmsnorm_fp8_token --dtypes bf16,f16 --tokens 1,2,7,128,1000 --hidden 1024,8192
     fi
     $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+    $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192
+    $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
   } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
   step "epilogue tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/epilogue-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
   t0=$(date +%s)

@@ -186,6 +186,8 @@ public:
       out[j] = 0.0f;
   }
   void prefetchF8(const char *, int64_t) {}
+  void storeF32x8(char *b, int64_t i, const float *v) { storeF8(b, i, v); }
+  void loadF32x8(const char *b, int64_t i, float *out) { loadF8(b, i, out); }
 
 private:
   bool refuse(const char *why) {

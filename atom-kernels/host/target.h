@@ -197,6 +197,16 @@ public:
       out[j] = loadF(base, i + j);
   }
   void prefetchF8(const char *, int64_t) const {} // no cache to warm
+  // f32 vectors of the received areas (the unfused plans), as loadFAs and
+  // storeFAs take them one by one.
+  void loadF32x8(const char *base, int64_t i, float *out) const {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = loadFAs(exec::kElemF32, base, i + j);
+  }
+  void storeF32x8(char *base, int64_t i, const float *v) const {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      storeFAs(exec::kElemF32, base, i + j, v[j]);
+  }
 
   // Flagged lines (the low-latency protocol), in the SM targets' format: a
   // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;

@@ -43,6 +43,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.smallBytes = o.smallBytes;
   infer.epilogueSmallBytes = o.epilogueSmallBytes;
   infer.llBytes = o.llBytes;
+  infer.epilogueUnfusedBytes = o.epilogueUnfusedBytes;
   pm.addPass(createSnacInfer(infer));
   SnacCheckOptions check;
   check.maxRanks = o.maxRanks;
@@ -92,6 +93,11 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.llBytes < 0) {
     error = "--ll-bytes must not be negative (0: no low-latency band), got " +
             std::to_string((int64_t)p.llBytes);
+    return false;
+  }
+  if (p.epilogueUnfusedBytes < 0) {
+    error = "--epilogue-unfused-bytes must not be negative (0: no unfused "
+            "band), got " + std::to_string((int64_t)p.epilogueUnfusedBytes);
     return false;
   }
   if (p.epilogueSmallBytes < 0) {

@@ -8,8 +8,9 @@ const char *const kStepKinds[] = {"stage", "notify", "wait", "consume"};
 const char *const kStageModes[] = {"expose", "copy", "push"};
 const char *const kPeerSets[] = {"all", "srcs", "dsts", "group", "self"};
 const char *const kSelections[] = {"mine", "owned"};
-const char *const kSources[] = {"input", "scratch", "staging", "partial", "output"};
-const char *const kDests[] = {"self", "all", "partial"};
+const char *const kSources[] = {"input",   "scratch", "staging",
+                                "partial", "output",  "received"};
+const char *const kDests[] = {"self", "all", "partial", "received"};
 
 template <class E, size_t N>
 bool parseName(const char *const (&names)[N], const std::string &s, E &out) {
@@ -37,7 +38,7 @@ bool parseDestKind(const std::string &s, DestKind &o) { return parseName(kDests,
 const std::vector<std::string> &strategyNames() {
   static const std::vector<std::string> names = {
       "direct", "direct_copy", "two_shot", "two_shot_copy", "staged",
-      "staged_ll"};
+      "staged_ll", "direct_unfused", "direct_copy_unfused", "two_shot_unfused"};
   return names;
 }
 

@@ -647,3 +647,80 @@ snac.program @epi2_two_shot of @epi2 "two_shot" lanes 2 chunks 1 band[0, -1) {
   snac.consume owned from input to all clause 0 epilogue
   snac.notify @done to all clause 0 boundary
 }
+
+// -----
+
+// The unfused plans (issue 16): received rows are kept only for a clause
+// with an epilogue ...
+layout.collective @noepi2 {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @noepi2_direct_unfused of @noepi2 "direct_unfused" lanes 4 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{consume keeps received rows of clause 0, which has no epilogue}}
+  snac.consume mine from input to received clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}
+
+// -----
+
+// ... and read only after a consume has kept them.
+layout.collective @epi3 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi3_direct_unfused of @epi3 "direct_unfused" lanes 4 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  // expected-error @+1 {{consume reads received rows of clause 0 that no earlier consume to received keeps}}
+  snac.consume mine from received to self clause 0 epilogue
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}
+
+// -----
+
+// two_shot_unfused without 'kept': the rows' owners store into every
+// rank's received area, so a rank that applies its epilogue before they
+// are all done reads rows still being written.
+layout.collective @epi4 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi4_two_shot_unfused of @epi4 "two_shot_unfused" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to received clause 0
+  // expected-error @+1 {{unordered access}}
+  snac.consume mine from received to self clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}

@@ -181,12 +181,17 @@ int main(int argc, char **argv) {
   std::vector<int> devs(R, 0);
   purlinComm_t comm;
   PURLIN_OK(purlinCommCreate(&comm, R, devs.data()));
-  // The fused forms: the chooser's, then each plan forced (if linked).
-  const char *names[3] = {"all_reduce_rmsnorm", "all_reduce_rmsnorm_direct",
-                          "all_reduce_rmsnorm_two_shot"};
-  purlinColl_t fusedH[3] = {nullptr, nullptr, nullptr}, ar;
+  // The fused forms: the chooser's, then each plan forced (if linked),
+  // then the unfused plans forced (the epilogue apart from the combine, in
+  // the same kernel: purlinc --epilogue-unfused-bytes).
+  constexpr int kForms = 5;
+  const char *names[kForms] = {"all_reduce_rmsnorm", "all_reduce_rmsnorm_direct",
+                               "all_reduce_rmsnorm_two_shot",
+                               "all_reduce_rmsnorm_direct_unfused",
+                               "all_reduce_rmsnorm_two_shot_unfused"};
+  purlinColl_t fusedH[kForms] = {nullptr, nullptr, nullptr, nullptr, nullptr}, ar;
   const int bf16 = (int)purlin::DType::BF16, sum = (int)purlin::RedOp::Sum;
-  for (int v = 0; v < 3; ++v) {
+  for (int v = 0; v < kForms; ++v) {
     const purlin_collective_info *info = find(names[v]);
     if (!info)
       continue;
@@ -241,9 +246,12 @@ int main(int argc, char **argv) {
   void *streams[1] = {s};
   std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
               "median of 5 replays (us per call)\n", R, iters);
-  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %7s %7s %s\n", "hidden",
-              "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot", "unfused",
-              "allreduce", "norm", "ratio", "best", "check");
+  // unfused: purlin's all-reduce, then the norm kernel (two launches);
+  // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
+  // the chooser's fused form; best: unfused / the fastest purlin form.
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %s\n",
+              "hidden", "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot",
+              "d_apart", "2s_apart", "unfused", "allreduce", "norm", "ratio", "best", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -271,10 +279,10 @@ int main(int argc, char **argv) {
       // Each fused form: sanity against the unfused pipeline (it rounds the
       // sum and h to bf16 first: a few bf16 units, relative to the row's
       // scale), then timed; -1: not linked.
-      double tv[3] = {-1, -1, -1}, worst = 0;
+      double tv[kForms] = {-1, -1, -1, -1, -1}, worst = 0;
       std::string plan = "-";
       bool ok = true;
-      for (int v = 0; v < 3; ++v) {
+      for (int v = 0; v < kForms; ++v) {
         if (!fusedH[v])
           continue;
         auto fusedCall = [&] { PURLIN_OK(purlinLaunch(fusedH[v], &fa)); };
@@ -316,10 +324,11 @@ int main(int argc, char **argv) {
           std::snprintf(b, sizeof b, "%10.2f", t);
         return std::string(b);
       };
-      std::printf("%8lld %8lld %12lld %s %-9s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s (max rel diff %.3g)\n",
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s (max rel diff %.3g)\n",
                   (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
-                  plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), tu, ta, tn, tu / tv[0],
-                  tu / best, ok ? "ok" : "FAIL", worst);
+                  plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), col(tv[3]).c_str(),
+                  col(tv[4]).c_str(), tu, ta, tn, tu / tv[0], tu / best, ok ? "ok" : "FAIL",
+                  worst);
       std::fflush(stdout);
     }
   std::printf("%s\n", bad ? "FAIL: the fused outputs differ from the unfused ones" : "bench done");

@@ -273,6 +273,20 @@ public:
       x.u.r[j] = E::narrow((typename E::Acc)v[j]);
     x.store((typename E::Raw *)base + i);
   }
+  // kEpiVec f32 values at element i of base (16-byte aligned: the caller
+  // checked), as two 16-byte accesses: the received areas of the unfused
+  // plans (exec/Epilogue.h, kEpiStash and kEpiApply).
+  __device__ void loadF32x8(const char *base, int64_t i, float *out) const {
+    const float4 *p = (const float4 *)(base + i * 4);
+    const float4 a = p[0], b = p[1];
+    out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w;
+    out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+  }
+  __device__ void storeF32x8(char *base, int64_t i, const float *v) const {
+    float4 *p = (float4 *)(base + i * 4);
+    p[0] = make_float4(v[0], v[1], v[2], v[3]);
+    p[1] = make_float4(v[4], v[5], v[6], v[7]);
+  }
   // A hint that the vector at element i of base is read soon (the register
   // row gives one for every contribution and input of its vectors before
   // the first load): into L1, without a register or a wait, so the loads

@@ -92,6 +92,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("purlin-snac-infer: auto's low-latency band for several "
                      "launches"),
       llvm::cl::init(SnacInferOptions().llBytes)};
+  Option<int64_t> epilogueUnfusedBytes{
+      *this, "epilogue-unfused-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's unfused band with an epilogue"),
+      llvm::cl::init(SnacInferOptions().epilogueUnfusedBytes)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

@@ -59,14 +59,20 @@ std::string Sim::where(int cell, bool asOutput) const {
   }
   const int64_t byte = i * es_;
   for (const ScratchArea &sa : scratchAreas(c_, plan_)) {
-    const bool copy = sa.kind == ScratchArea::Copy;
-    const int buf = copy ? sa.index : bc_->clauses[sa.index].fromBuf;
-    const int64_t lo = copy ? S_.scratchOff[buf] : S_.partialOff[sa.index],
+    const bool copy = sa.kind == ScratchArea::Copy,
+               recv = sa.kind == ScratchArea::Received;
+    const int buf = copy ? sa.index
+                    : recv ? bc_->clauses[sa.index].toBuf
+                           : bc_->clauses[sa.index].fromBuf;
+    const int64_t lo = copy   ? S_.scratchOff[buf]
+                       : recv ? S_.receivedOff[sa.index]
+                              : S_.partialOff[sa.index],
                   n = bc_->bufElems[buf] * es_;
     if (sa.kind != ScratchArea::Slots && byte >= lo && byte < lo + n)
       return "element " + std::to_string((byte - lo) / es_) +
-             (copy ? " of the scratch copy of '" + c_.buffers[buf].name + "'"
-                   : " of the partial results of clause " + std::to_string(sa.index)) +
+             (copy   ? " of the scratch copy of '" + c_.buffers[buf].name + "'"
+              : recv ? " of the received area of clause " + std::to_string(sa.index)
+                     : " of the partial results of clause " + std::to_string(sa.index)) +
              of;
   }
   for (const ScratchArea &sa : scratchAreas(c_, plan_)) {

@@ -69,12 +69,19 @@ bool staticChecks(const Collective &c, const Plan &plan,
                   std::to_string(plan.chunks) + " chunks");
     // An epilogue: exactly the consumes of a clause that has one (the snac
     // verifier keeps them one-shot, where a rank owns whole rows).
-    if (st.kind == StepKind::Consume &&
-        st.epilogue != !c.clauses[st.clause].epilogue.empty())
+    // A consume `to received` (the unfused plans) keeps the rows for a later
+    // consume `from received` through the epilogue, so it runs none.
+    const bool hasEpi = !c.clauses[st.clause].epilogue.empty();
+    if (st.kind == StepKind::Consume && st.dst == DestKind::Received) {
+      if (!hasEpi) // (the snac verifier keeps `epilogue` off such a consume)
+        err(si, "consume keeps received rows of clause " + std::to_string(st.clause) +
+                    ", which has no epilogue");
+    } else if (st.kind == StepKind::Consume && st.epilogue != hasEpi) {
       err(si, st.epilogue ? "consume through an epilogue, but clause " +
                                 std::to_string(st.clause) + " has none"
                           : "consume of clause " + std::to_string(st.clause) +
                                 " without its epilogue");
+    }
     if (st.flagged && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
         !(st.kind == StepKind::Consume && st.src == SourceKind::Staging))
       err(si, "only a push stage and a consume from staging carry flagged lines");
@@ -130,6 +137,10 @@ bool staticChecks(const Collective &c, const Plan &plan,
         !earlier([&](const Step &s) { return s.dst == DestKind::Partial && s.sel == st.sel; }))
       err(si, "consume reads partial results of clause " + std::to_string(st.clause) +
                   " that no earlier '" + selectionName(st.sel) + "' consume to partial makes");
+    if (st.src == SourceKind::Received &&
+        !earlier([&](const Step &s) { return s.dst == DestKind::Received; }))
+      err(si, "consume reads received rows of clause " + std::to_string(st.clause) +
+                  " that no earlier consume to received keeps");
     if (st.src == SourceKind::Output &&
         !earlier([&](const Step &s) {
           return s.sel == Selection::Owned && s.dst == DestKind::Self;

@@ -185,10 +185,21 @@ struct Emitter {
          << chunk << flagsText(a.flags) << ");\n";
       break;
     case StepKind::Consume: {
-      if (st.epilogue) { // the snac verifier: mine to self, or owned to all
-        os << ind << (st.sel == Selection::Owned ? "consumeRowsOwned<" : "consumeRows<") << C
-           << ", Epilogue" << st.clause << ">(t, " << word("kSrc", sourceKindName(st.src))
-           << ", " << chunk << ");\n";
+      // The snac verifier: an epilogue runs mine to self or owned to all;
+      // the unfused plans keep rows (to received) and apply it later (mine
+      // from received to self).
+      if (st.src == SourceKind::Received) {
+        os << ind << "applyRows<" << C << ", Epilogue" << st.clause << ">(t, " << chunk
+           << ");\n";
+        break;
+      }
+      if (st.epilogue || st.dst == DestKind::Received) {
+        const bool owned = st.sel == Selection::Owned;
+        os << ind
+           << (st.dst == DestKind::Received ? (owned ? "stashRowsOwned<" : "stashRows<")
+                                            : (owned ? "consumeRowsOwned<" : "consumeRows<"))
+           << C << ", Epilogue" << st.clause << ">(t, "
+           << word("kSrc", sourceKindName(st.src)) << ", " << chunk << ");\n";
         break;
       }
       os << ind << "consume<" << C << ">(t, "
@@ -229,6 +240,9 @@ struct Emitter {
       if (a.kind == ScratchArea::Copy)
         os << "  off = layoutCopy(S, " << a.index << ", "
            << expr(c.buffers[a.index].size, nullptr) << ", off);\n";
+      else if (a.kind == ScratchArea::Received) // f32 rows (exec/Epilogue.h)
+        os << "  off = layoutReceived<Clause" << a.index << ">(S, "
+           << expr(c.buffer(c.clauses[a.index].to.buffer)->size, nullptr) << ", 4, off);\n";
       else if (a.kind == ScratchArea::Slots)
         os << "  off = layoutSlots<Clause" << a.index << ">(S, " << (a.flagged ? "true" : "false")
            << ", off);\n";

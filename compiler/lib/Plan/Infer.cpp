@@ -144,8 +144,26 @@ bool hasSet(const Clause &cl) { return cl.from.rank.isSet() || cl.to.rank.isSet(
 // first, no later step of the launch reuses what a clause read; without,
 // the inputs are only read): when every rank runs in one launch, the
 // launch's start and end order them. The checker proves it, in place too.
+//
+// Unfused (`unfused`, for a clause with an epilogue): the consume combines
+// into the received areas instead (`to received`: f32, never rounded), and
+// a second consume (`mine from received to self`) runs the epilogue over
+// each rank's own rows, apart from the combine, as an all-reduce followed
+// by a row kernel would, with the fused form's arithmetic. Where the
+// received rows come from:
+//  - one-shot (mine): the same lane, which takes the same rows in both
+//    consumes (exec/Epilogue.h cuts them alike; the checker's model cuts
+//    names alike), so no barrier; the second consume comes after `done`:
+//    in place, its stores may land on inputs that peers read until then;
+//  - two-shot (owned): the rows' owners, every rank, so `kept` (all ranks,
+//    every lane; not a boundary sync: the rows are written in this launch)
+//    orders the second consume after every owner's stores, and after
+//    every read of the inputs (in place without copies); `done` follows
+//    it, so that no owner's next launch overwrites a received area before
+//    its rank has applied the epilogue.
 void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
-              DestKind dst, PeerSet readers, PeerSet contributors) {
+              DestKind dst, PeerSet readers, PeerSet contributors,
+              bool unfused = false) {
   if (copy)
     copyInputs(c, b);
   for (size_t k = 0; k < c.clauses.size(); ++k) {
@@ -171,19 +189,31 @@ void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
       b.notify(ck, ready, PeerSet::Self);
       b.wait(ck, ready, PeerSet::Self, false, true);
     }
-    b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input, dst);
+    const bool apart = unfused && !c.clauses[k].epilogue.empty();
+    b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input,
+              apart ? DestKind::Received : dst);
+    auto apply = [&](PeerSet peers) {
+      const int kept = b.signal("kept" + sfx);
+      b.notify(ck, kept, peers);
+      b.wait(ck, kept, peers, false, true);
+      b.consume(ck, Selection::Mine, SourceKind::Received, DestKind::Self);
+    };
+    if (apart && sel == Selection::Owned)
+      apply(rd == PeerSet::Group ? PeerSet::Group : PeerSet::All);
     const bool last = k + 1 == c.clauses.size();
     b.notify(ck, done, co, false, last || copy);
     b.wait(ck, done, rd, false, copy, last || copy);
+    if (apart && sel == Selection::Mine)
+      b.consume(ck, Selection::Mine, SourceKind::Received, DestKind::Self);
   }
 }
 
 // One-shot: every destination reads the contributions of its names where
 // they lie (inputs, or scratch copies of them) and combines them; barriers
 // address the ranks that exchange names.
-void direct(const Collective &c, Builder &b, bool copy) {
+void direct(const Collective &c, Builder &b, bool copy, bool unfused = false) {
   oneRound(c, b, copy, Selection::Mine, DestKind::Self, PeerSet::Dsts,
-           PeerSet::Srcs);
+           PeerSet::Srcs, unfused);
 }
 
 // Two-shot: rank r owns part r of every box of names; it reads every
@@ -193,9 +223,9 @@ void direct(const Collective &c, Builder &b, bool copy) {
 // destinations are a set, its groups' parts are owned by the set's ranks
 // (a sub-group's all-reduce runs inside the group) and the barriers
 // address the ranks that share a group.
-void twoShot(const Collective &c, Builder &b, bool copy) {
+void twoShot(const Collective &c, Builder &b, bool copy, bool unfused = false) {
   oneRound(c, b, copy, Selection::Owned, DestKind::All, PeerSet::All,
-           PeerSet::All);
+           PeerSet::All, unfused);
 }
 
 // Staged: per chunk, a contributor pushes its names into each destination's
@@ -260,6 +290,21 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
     twoShot(c, b, false);
   else if (strategy == "two_shot_copy")
     twoShot(c, b, true);
+  else if (strategy == "direct_unfused" || strategy == "direct_copy_unfused" ||
+           strategy == "two_shot_unfused") {
+    bool epilogue = false;
+    for (const Clause &cl : c.clauses)
+      epilogue |= !cl.epilogue.empty();
+    if (!epilogue) {
+      error = "strategy '" + strategy + "' runs a clause's epilogue apart from its "
+              "combine, but " + c.name + " has no epilogue";
+      return false;
+    }
+    if (strategy == "two_shot_unfused")
+      twoShot(c, b, false, true);
+    else
+      direct(c, b, strategy == "direct_copy_unfused", true);
+  }
   else if (strategy == "staged") {
     out.chunks = chunks < 1 ? 1 : chunks;
     staged(c, b);
@@ -314,10 +359,13 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     epilogue |= !cl.epilogue.empty();
   if (epilogue && opts.strategy != "auto" && opts.strategy != "direct" &&
       opts.strategy != "direct_copy" && opts.strategy != "two_shot" &&
-      opts.strategy != "two_shot_copy") {
+      opts.strategy != "two_shot_copy" && opts.strategy != "direct_unfused" &&
+      opts.strategy != "direct_copy_unfused" && opts.strategy != "two_shot_unfused") {
     error = "strategy '" + opts.strategy + "' cannot run an epilogue; a "
             "collective with an epilogue runs one-shot (direct, direct_copy) "
-            "or two-shot with row-aligned owners (two_shot, two_shot_copy)";
+            "or two-shot with row-aligned owners (two_shot, two_shot_copy), "
+            "fused, or apart from the combine (direct_unfused, "
+            "direct_copy_unfused, two_shot_unfused)";
     return false;
   }
   // A strategy by name: the lanes and chunks asked, else its defaults.
@@ -347,7 +395,42 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   const int64_t small = epilogue ? opts.epilogueSmallBytes : opts.smallBytes;
   int smallLanes = opts.lanes ? opts.lanes : 8;
   int largeLanes = opts.lanes ? opts.lanes : 16;
+  // The unfused band (an epilogue, epilogueUnfusedBytes > 0): from that
+  // many bytes on, the unfused forms of the same strategies; below it, the
+  // fused ones. A band that the edge leaves empty is not emitted.
+  const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
   auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+    if (apart > 0) {
+      const bool inplace = s == "direct_copy" || s == "two_shot_copy";
+      // fused below the edge
+      const int64_t fhi = hi < 0 || hi > apart ? apart : hi;
+      if (lo < fhi) {
+        Plan p;
+        if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
+          return false;
+        p.minBytes = lo;
+        p.maxBytes = fhi;
+        plans.push_back(p);
+      }
+      // unfused from it on: two_shot_unfused is right in place as it is
+      // (its second consume follows every read of the inputs), one-shot
+      // in place reads copies
+      const int64_t ulo = lo > apart ? lo : apart;
+      if (hi >= 0 && ulo >= hi)
+        return true;
+      const std::string u = s == "direct"      ? "direct_unfused"
+                            : s == "direct_copy" ? "direct_copy_unfused"
+                                                 : "two_shot_unfused";
+      if (inplace && u == "two_shot_unfused")
+        return true; // its plain form is listed already
+      Plan p;
+      if (!buildPlan(c, u, lanes, opts.chunks ? opts.chunks : 4, p, error))
+        return false;
+      p.minBytes = ulo;
+      p.maxBytes = hi;
+      plans.push_back(p);
+      return true;
+    }
     Plan p;
     if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
       return false;
@@ -363,6 +446,11 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   }
   if (opts.llBytes < 0) {
     error = "ll-bytes must not be negative, got " + std::to_string(opts.llBytes);
+    return false;
+  }
+  if (opts.epilogueUnfusedBytes < 0) {
+    error = "epilogue-unfused-bytes must not be negative, got " +
+            std::to_string(opts.epilogueUnfusedBytes);
     return false;
   }
   // The low-latency band (llBytes > 0), first so that it wins its sizes:
@@ -397,10 +485,11 @@ bool inferPlans(const Collective &c, const InferOptions &opts,
                 std::vector<Plan> &plans, std::string &error) {
   if (!choosePlans(c, opts, plans, error))
     return false;
-  // Every consume of a clause with an epilogue goes through it.
+  // Every consume of a clause with an epilogue goes through it, but one
+  // that keeps the rows for a later one (to received: the unfused plans).
   for (Plan &p : plans)
     for (Step &st : p.steps)
-      st.epilogue = st.kind == StepKind::Consume &&
+      st.epilogue = st.kind == StepKind::Consume && st.dst != DestKind::Received &&
                     !c.clauses[st.clause].epilogue.empty();
   return true;
 }

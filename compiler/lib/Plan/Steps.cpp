@@ -37,10 +37,14 @@ ExecArgs execArgs(const Step &st) {
   case SourceKind::Staging: a.src = exec::kSrcStaging; break;
   case SourceKind::Partial: a.src = exec::kSrcPartial; break;
   case SourceKind::Output: a.src = exec::kSrcOutput; break;
+  case SourceKind::Received: a.src = exec::kSrcReceived; break;
   }
-  a.dst = st.dst == DestKind::Self  ? exec::kDstSelf
-          : st.dst == DestKind::All ? exec::kDstAll
-                                    : exec::kDstPartial;
+  switch (st.dst) {
+  case DestKind::Self: a.dst = exec::kDstSelf; break;
+  case DestKind::All: a.dst = exec::kDstAll; break;
+  case DestKind::Partial: a.dst = exec::kDstPartial; break;
+  case DestKind::Received: a.dst = exec::kDstReceived; break;
+  }
   a.lo = st.ranksLo;
   a.hi = st.ranksHi < 0 ? exec::kMaxRanks : st.ranksHi;
   switch (st.kind) {
@@ -60,7 +64,7 @@ ExecArgs execArgs(const Step &st) {
 std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p) {
   std::vector<ScratchArea> out;
   std::vector<bool> copied(c.buffers.size(), false), pushed(c.clauses.size(), false),
-      partial(c.clauses.size(), false);
+      partial(c.clauses.size(), false), received(c.clauses.size(), false);
   for (auto &st : p.steps) {
     if (st.clause < 0 || st.clause >= (int)c.clauses.size())
       continue;
@@ -69,6 +73,11 @@ std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p) {
         !partial[st.clause]) {
       partial[st.clause] = true;
       out.push_back({ScratchArea::Partial, st.clause, false});
+    }
+    if (st.kind == StepKind::Consume && st.dst == DestKind::Received &&
+        !received[st.clause]) {
+      received[st.clause] = true;
+      out.push_back({ScratchArea::Received, st.clause, false});
     }
     if (st.kind != StepKind::Stage)
       continue;

@@ -51,11 +51,13 @@ static_assert((int)Source::input == (int)::purlin::SourceKind::Input &&
                   (int)Source::scratch == (int)::purlin::SourceKind::Scratch &&
                   (int)Source::staging == (int)::purlin::SourceKind::Staging &&
                   (int)Source::partial == (int)::purlin::SourceKind::Partial &&
-                  (int)Source::output == (int)::purlin::SourceKind::Output,
+                  (int)Source::output == (int)::purlin::SourceKind::Output &&
+                  (int)Source::received == (int)::purlin::SourceKind::Received,
               "snac.Source drifted");
 static_assert((int)Dest::self == (int)::purlin::DestKind::Self &&
                   (int)Dest::all == (int)::purlin::DestKind::All &&
-                  (int)Dest::partial == (int)::purlin::DestKind::Partial,
+                  (int)Dest::partial == (int)::purlin::DestKind::Partial &&
+                  (int)Dest::received == (int)::purlin::DestKind::Received,
               "snac.Dest drifted");
 
 void SnacDialect::initialize() {
@@ -157,7 +159,7 @@ LogicalResult WaitOp::verify() {
 LogicalResult ConsumeOp::verify() {
   if (getSel() == Selection::mine && getDst() == Dest::all)
     return emitOpError("a consume of the names a rank receives ('mine') "
-                       "writes to 'self' or 'partial'");
+                       "writes to 'self', 'partial' or 'received'");
   if (getSel() == Selection::owned &&
       (getSrc() == Source::staging || getSrc() == Source::output))
     return emitOpError("a consume of owned parts reads inputs, scratch or "
@@ -166,10 +168,24 @@ LogicalResult ConsumeOp::verify() {
     return emitOpError("a consume from owners' outputs writes to 'self'");
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
+  // The unfused plans: a consume 'to received' keeps the combined rows
+  // (f32) of a clause with an epilogue, one 'from received' runs the
+  // epilogue over this rank's rows later (exec/Epilogue.h).
+  if (getDst() == Dest::received &&
+      (getEpilogue() || getFlagged() || getRanksLo() ||
+       (getSrc() != Source::input && getSrc() != Source::scratch)))
+    return emitOpError("a consume 'to received' keeps whole combined rows for "
+                       "a later epilogue: from 'input' or 'scratch', every "
+                       "contributor, without 'epilogue'");
+  if (getSrc() == Source::received &&
+      (getSel() != Selection::mine || getDst() != Dest::self || !getEpilogue() ||
+       getRanksLo()))
+    return emitOpError("a consume 'from received' runs the epilogue over this "
+                       "rank's received rows: 'mine' to 'self' with 'epilogue'");
   // An epilogue needs whole rows on the rank that applies it: one-shot
   // ('mine' to 'self'), or the owned form whose owners are cut on row
   // boundaries and store every rank's outputs ('owned' to 'all').
-  if (getEpilogue() &&
+  if (getEpilogue() && getSrc() != Source::received &&
       (!((getSel() == Selection::mine && getDst() == Dest::self) ||
          (getSel() == Selection::owned && getDst() == Dest::all)) ||
        (getSrc() != Source::input && getSrc() != Source::scratch) ||

@@ -38,7 +38,7 @@ layout.collective @c {
   layout.buffer @y : out f32 [1]
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
-// expected-error @+1 {{'snac.program' op unknown strategy 'ring' (direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll)}}
+// expected-error @+1 {{'snac.program' op unknown strategy 'ring' (direct, direct_copy, two_shot,}}
 snac.program @p of @c "ring" lanes 1 chunks 1 band [0, -1) {
 }
 
@@ -383,7 +383,7 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self' or 'partial'}}
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self', 'partial' or 'received'}}
   snac.consume mine from input to all clause 0
 }
 
@@ -398,7 +398,7 @@ layout.collective @c {
 }
 snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) {
   snac.signal @s
-  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self' or 'partial'}}
+  // expected-error @+1 {{'snac.consume' op a consume of the names a rank receives ('mine') writes to 'self', 'partial' or 'received'}}
   snac.consume mine from scratch to all clause 0
 }
 
@@ -683,4 +683,65 @@ layout.collective @c {
 snac.program @p of @c "two_shot" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{'snac.consume' op an epilogue runs in a consume of whole rows: 'mine' to 'self' or 'owned' to 'all', from 'input' or 'scratch', every contributor}}
   snac.consume owned from partial to all clause 0 epilogue
+}
+
+// -----
+
+// rows kept as received with an epilogue (issue 16: the unfused plans keep
+// them for a later consume through it)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'to received' keeps whole combined rows for a later epilogue: from 'input' or 'scratch', every contributor, without 'epilogue'}}
+  snac.consume owned from input to received clause 0 epilogue
+}
+
+// -----
+
+// rows kept as received from staging (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "direct_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'to received' keeps whole combined rows for a later epilogue: from 'input' or 'scratch', every contributor, without 'epilogue'}}
+  snac.consume mine from staging to received clause 0
+}
+
+// -----
+
+// received rows read without the epilogue (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "direct_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over this rank's received rows: 'mine' to 'self' with 'epilogue'}}
+  snac.consume mine from received to self clause 0
+}
+
+// -----
+
+// received rows read by owners (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over this rank's received rows: 'mine' to 'self' with 'epilogue'}}
+  snac.consume owned from received to all clause 0 epilogue
 }

@@ -22,7 +22,12 @@ namespace purlin {
 ///              staging slots chunk by chunk (pipelined), destinations
 ///              combine from staging (in-place safe);
 ///  staged_ll   the same with flagged lines (the low-latency protocol:
-///              the flag travels with the data, no data barrier).
+///              the flag travels with the data, no data barrier);
+///  direct_unfused, direct_copy_unfused, two_shot_unfused
+///              for a clause with an epilogue: the combine of direct,
+///              direct_copy or two_shot keeps the received rows (f32) in
+///              received areas, and a second consume runs the epilogue
+///              over each rank's own rows (the fused forms' arithmetic).
 /// "auto" asks the default chooser for a set of plans with size bands.
 struct InferOptions {
   std::string strategy = "auto";
@@ -35,6 +40,9 @@ struct InferOptions {
   // auto: below this, a staged_ll plan first, for calls whose ranks run in
   // several launches only (Plan::severalLaunches); 0: none
   int64_t llBytes = 0;
+  // auto, a collective with an epilogue: from this many bytes on, the
+  // unfused plans (the epilogue apart from the combine); 0: none
+  int64_t epilogueUnfusedBytes = 0;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk
@@ -58,12 +66,13 @@ ExecArgs execArgs(const Step &st);
 /// The scratch areas a plan needs, in the order its stages first need
 /// them: the copy of an input buffer (copy stages), the staging slots of a
 /// clause (push stages, `flagged`: slots of flagged lines), the partial
-/// results of a clause (consumes to partial). The generated layout function
+/// results of a clause (consumes to partial), the received area of a clause
+/// (consumes to received: the unfused plans). The generated layout function
 /// and the checker lay them out in this order through exec.h's layoutCopy,
-/// layoutSlots and layoutPartial.
+/// layoutSlots, layoutPartial and layoutReceived.
 struct ScratchArea {
-  enum Kind { Copy, Slots, Partial } kind = Copy;
-  int index = 0; // the buffer (Copy) or the clause (Slots, Partial)
+  enum Kind { Copy, Slots, Partial, Received } kind = Copy;
+  int index = 0; // the buffer (Copy) or the clause (Slots, Partial, Received)
   bool flagged = false;
 };
 std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p);

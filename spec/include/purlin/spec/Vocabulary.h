@@ -46,17 +46,23 @@ enum class PeerSet : int { All = 0, Srcs = 1, Dsts = 2, Group = 3, Self = 4 };
 enum class Selection : int { Mine = 0, Owned = 1 };
 /// consume reads: contributors' inputs, their scratch copies, this rank's
 /// staging slots, this rank's partial result then inputs (a fold
-/// continued), or the parts of its names from their owners' outputs.
+/// continued), the parts of its names from their owners' outputs, or the
+/// received values a consume `to received` left in this rank's area (an
+/// epilogue applied apart from the combine: the unfused plans).
 enum class SourceKind : int {
   Input = 0,
   Scratch = 1,
   Staging = 2,
   Partial = 3,
-  Output = 4
+  Output = 4,
+  Received = 5
 };
 /// consume writes: this rank's output (owned: the owner keeps its part),
-/// every destination, or this rank's partial result.
-enum class DestKind : int { Self = 0, All = 1, Partial = 2 };
+/// every destination, this rank's partial result, or the received values
+/// (f32, not rounded) into the received area of each destination (mine:
+/// this rank's; owned: every rank's), for a later consume `from received`
+/// through the clause's epilogue.
+enum class DestKind : int { Self = 0, All = 1, Partial = 2, Received = 3 };
 
 /// Step flags as the executor takes them (one int per call).
 /// notify / wait: kAllLanes (wait for every lane of each peer), kBoundary

@@ -178,6 +178,14 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     (`mine` from `input` or `scratch` to `self`, every contributor) whose
     lanes take whole rows (`spec/include/purlin/spec/exec/Epilogue.h`).
 
+    The unfused plans run a clause's epilogue apart from its combine: `to
+    received` (from `input` or `scratch`, every contributor, no
+    `epilogue`) keeps the combined rows as f32, not rounded, in the
+    received area of this rank (`mine`) or of every rank (`owned`), at the
+    names' destination offsets; a later `mine from received to self ...
+    epilogue` runs the statements over this rank's rows. The stores are
+    what the fused consume stores, bit for bit on the host.
+
     ```mlir
     snac.consume mine from input to self clause 0 epilogue
     snac.consume owned from input to all clause 0
@@ -186,6 +194,8 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     snac.consume mine from partial to self clause 0 ranks [4, R)
     snac.consume owned from input to self clause 0
     snac.consume mine from output to self clause 0
+    snac.consume owned from input to received clause 0
+    snac.consume mine from received to self clause 0 epilogue
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,

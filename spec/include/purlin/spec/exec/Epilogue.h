@@ -92,6 +92,15 @@ namespace purlin {
 namespace exec {
 
 enum EpiRowOp : int { kEpiRowSum = 0, kEpiRowMax = 1 };
+/// What a consume with an epilogue does with the rows it takes: combine
+/// and run the statements (kEpiFused); combine and keep the received
+/// values, f32, in the destinations' received areas (kEpiStash: consume
+/// `to received`, the unfused plans' first consume); run the statements
+/// over the values this rank's area holds (kEpiApply: consume `from
+/// received`, their second). Stash then apply stores what fused stores,
+/// bit for bit on the host: the received value is the same f32, never
+/// rounded to the element type in between.
+enum EpiMode : int { kEpiFused = 0, kEpiStash = 1, kEpiApply = 2 };
 
 } // namespace exec
 } // namespace purlin
@@ -153,6 +162,9 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   PURLIN_HD float recv() const {
     Tgt &t = this->t;
     const Shared &S = this->S;
+    if (src == kSrcReceived) // kept by a consume `to received`, at the name's
+      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, this->r), // offset
+                       C::toIndex(c, S.P));
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
@@ -195,24 +207,58 @@ namespace detail {
 /// so unit steps along each inner coordinate prove it) starting on a
 /// kEpiVec-element boundary aligned for the target's vector loads, and the
 /// thread's share fits Tgt::kEpiRowVecs vectors.
-template <class C, class E, class Tgt>
-PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
-                         const int64_t *ext, int64_t ninner) {
-  if (ninner % kEpiVec != 0 ||
-      (ninner / kEpiVec + t.threads() - 1) / t.threads() > Tgt::kEpiRowVecs)
-    return false;
-  const Params &P = S.P;
-  const int64_t i0 = C::fromIndex(c, P);
+template <class C, bool kTo>
+PURLIN_HD int64_t sideIndex(const int64_t *c, const Params &P) {
+  if constexpr (kTo)
+    return C::toIndex(c, P);
+  else
+    return C::fromIndex(c, P);
+}
+/// Whether the row at c steps by one element along its inner coordinates
+/// on one side of the clause (kTo: the destination's offsets).
+template <class C, class E, bool kTo>
+PURLIN_HD bool epiRowRun(const Params &P, int64_t *c, const int64_t *ext) {
+  const int64_t i0 = sideIndex<C, kTo>(c, P);
   int64_t stride = 1;
   bool ok = true;
   for (int d = C::kDims - 1; d >= E::kRowDims && ok; --d) {
     if (ext[d] > 1) {
       c[d] = 1;
-      ok = C::fromIndex(c, P) - i0 == stride;
+      ok = sideIndex<C, kTo>(c, P) - i0 == stride;
       c[d] = 0;
     }
     stride *= ext[d];
   }
+  return ok;
+}
+/// Whether every rank's received area of clause C holds row c (from its
+/// destination offset i0 on) as 16-byte aligned f32 vectors.
+template <class C>
+PURLIN_HD bool epiReceivedAligned(const Shared &S, int q0, int q1, int64_t i0) {
+  uintptr_t low = 0;
+  for (int q = q0; q < q1; ++q)
+    low |= (uintptr_t)(receivedOf<C>(S, q) + i0 * 4);
+  return (low & 15u) == 0;
+}
+
+template <class C, class E, int kMode = kEpiFused, class Tgt>
+PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
+                         const int64_t *ext, int64_t ninner, int q0 = 0,
+                         int q1 = 0) {
+  if (ninner % kEpiVec != 0 ||
+      (ninner / kEpiVec + t.threads() - 1) / t.threads() > Tgt::kEpiRowVecs)
+    return false;
+  const Params &P = S.P;
+  // The received areas (stash: the ranks q0..q1 stored for; apply: this
+  // rank's, read) lie at the destination's offsets, as f32.
+  if constexpr (kMode != kEpiFused)
+    if (!epiRowRun<C, E, true>(P, c, ext) ||
+        !epiReceivedAligned<C>(S, q0, q1, C::toIndex(c, P)))
+      return false;
+  if constexpr (kMode == kEpiApply)
+    return true;
+  const int64_t i0 = C::fromIndex(c, P);
+  bool ok = epiRowRun<C, E, false>(P, c, ext);
   // Every contributor's vector start OR-ed: aligned iff each one is. The
   // addresses are read kEpiGroup at a time, none waiting for another's test
   // (on a GPU each is a constant-cache read that may miss).
@@ -266,13 +312,16 @@ PURLIN_UNROLL
 /// (their inputs and outputs), over the one received row: [r, r+1) in
 /// one-shot, every rank in the owned form. Every contribution is read
 /// before the first store.
-template <class C, class E, int kQ, class Tgt>
+template <class C, class E, int kQ, int kMode = kEpiFused, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
                               int q0, int q1) {
   constexpr int kV = Tgt::kEpiRowVecs;
   const Params &P = S.P;
-  const int64_t i0 = C::fromIndex(c, P);
+  // Where the row's received values come from: the contributions (at
+  // their source offsets), or this rank's received area (apply: at the
+  // destination's offsets).
+  const int64_t i0 = kMode == kEpiApply ? C::toIndex(c, P) : C::fromIndex(c, P);
   const int64_t nvec = ninner / kEpiVec;
   const int th = t.thread(), T = t.threads();
   int nmine = 0; // the thread's vectors (nvec <= kV * T: 32-bit)
@@ -289,24 +338,35 @@ PURLIN_UNROLL
     if (k >= nmine)
       break;
     const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+    if constexpr (kMode != kEpiApply) {
 #if defined(PURLIN_EPI_UNGROUPED)
-    for (int p = 0; p < S.R; ++p)
-      t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
+      for (int p = 0; p < S.R; ++p)
+        t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
 #else
-    for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
+      for (int p0 = 0; p0 < S.R; p0 += kEpiGroup)
 PURLIN_UNROLL
-      for (int b = 0; b < kEpiGroup; ++b)
-        if (p0 + b < S.R)
-          t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
+        for (int b = 0; b < kEpiGroup; ++b)
+          if (p0 + b < S.R)
+            t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
 #endif
-    if constexpr (E::kVecForm) {
+    }
+    if constexpr (E::kVecForm && kMode != kEpiStash) {
       detail::innerAt<C, E>(first, ext, c);
       for (int q = q0; q < q1; ++q)
         E::prefetchVec(EpiVecRank<Tgt>{{t, S, q}}, c, P);
     }
   }
   PURLIN_EPI_MARK(3);
-  {
+  if constexpr (kMode == kEpiApply) {
+    // The received values, as the stash stored them: no combine.
+    const char *area = detail::receivedOf<C>(S, t.rank());
+PURLIN_UNROLL
+    for (int k = 0; k < kV; ++k) {
+      if (k >= nmine)
+        break;
+      t.loadF32x8(area, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
+    }
+  } else {
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
     // rank, the order recv() has.
@@ -346,63 +406,78 @@ PURLIN_UNROLL
     }
   }
   PURLIN_EPI_MARK(4);
-  // The statements run for kQ ranks q at a time (the owned form runs them
-  // for every rank, kEpiRanksAtOnce at a time; one-shot for its own, kQ 1):
-  // the ranks' passes side by side, so their loads overlap and one
-  // Tgt::rowReduceN folds all their row reductions (one pair of lane
-  // barriers on a GPU instead of one a rank).
-  // Each rank's statements, folds and stores are in the order they would
-  // have alone (its outputs are its own; its inputs are not another rank's
-  // outputs), so its results are the same bit for bit.
-  for (int qb = q0; qb < q1; qb += kQ) {
-    const int nq = q1 - qb < kQ ? q1 - qb : kQ;
-    // Row reductions and uniform values not known yet are 0: a let the
-    // element code computes in every pass may read them before they are
-    // (its value is used only in later passes).
-    float red[kQ][E::kReductions + 1] = {};
-    float u[kQ][E::kUniforms + 1] = {}; // each set in its first pass, kept after
+  if constexpr (kMode == kEpiStash) {
+    // Kept for the ranks q0..q1 (the owned form: every rank), at the
+    // destination's offsets; the statements run later (kEpiApply).
+    const int64_t o0 = C::toIndex(c, P);
+    for (int q = q0; q < q1; ++q) {
+      char *area = detail::receivedOf<C>(S, q);
 PURLIN_UNROLL
-    for (int pass = 0; pass <= E::kReductions; ++pass) {
-      const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-      float acc[kQ];
-PURLIN_UNROLL
-      for (int j = 0; j < kQ; ++j) {
-        acc[j] = purlin_epi_identity(rop);
-        if (j < nq)
-          E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
-      }
-PURLIN_UNROLL
-      for (int j = 0; j < kQ; ++j) {
-        if (j >= nq)
+      for (int k = 0; k < kV; ++k) {
+        if (k >= nmine)
           break;
+        t.storeF32x8(area, o0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
+      }
+    }
+  } else {
+    // The statements run for kQ ranks q at a time (the owned form runs them
+    // for every rank, kEpiRanksAtOnce at a time; one-shot for its own, kQ 1):
+    // the ranks' passes side by side, so their loads overlap and one
+    // Tgt::rowReduceN folds all their row reductions (one pair of lane
+    // barriers on a GPU instead of one a rank).
+    // Each rank's statements, folds and stores are in the order they would
+    // have alone (its outputs are its own; its inputs are not another rank's
+    // outputs), so its results are the same bit for bit.
+    for (int qb = q0; qb < q1; qb += kQ) {
+      const int nq = q1 - qb < kQ ? q1 - qb : kQ;
+      // Row reductions and uniform values not known yet are 0: a let the
+      // element code computes in every pass may read them before they are
+      // (its value is used only in later passes).
+      float red[kQ][E::kReductions + 1] = {};
+      float u[kQ][E::kUniforms + 1] = {}; // each set in its first pass, kept after
 PURLIN_UNROLL
-        for (int k = 0; k < kV; ++k) {
-          if (k >= nmine)
-            break;
-          // the inner coordinates of the vector's first element
-          const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-          detail::innerAt<C, E>(first, ext, c);
-          if constexpr (E::kVecForm)
-            E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j}}, pass, c, P, row[k], acc[j],
-                          red[j], u[j]);
-          else
-            detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
-                                     red[j], u[j]);
+      for (int pass = 0; pass <= E::kReductions; ++pass) {
+        const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+        float acc[kQ];
+PURLIN_UNROLL
+        for (int j = 0; j < kQ; ++j) {
+          acc[j] = purlin_epi_identity(rop);
+          if (j < nq)
+            E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
         }
-      }
-      if (pass == 0)
-        PURLIN_EPI_MARK(5);
-      if (pass < E::kReductions) {
-        if constexpr (kQ == 1)
-          acc[0] = t.rowReduce(acc[0], rop);
-        else
-          t.template rowReduceN<kQ>(acc, nq, rop);
 PURLIN_UNROLL
-        for (int j = 0; j < kQ; ++j)
-          red[j][pass] = acc[j];
+        for (int j = 0; j < kQ; ++j) {
+          if (j >= nq)
+            break;
+PURLIN_UNROLL
+          for (int k = 0; k < kV; ++k) {
+            if (k >= nmine)
+              break;
+            // the inner coordinates of the vector's first element
+            const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+            detail::innerAt<C, E>(first, ext, c);
+            if constexpr (E::kVecForm)
+              E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j}}, pass, c, P, row[k], acc[j],
+                            red[j], u[j]);
+            else
+              detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
+                                       red[j], u[j]);
+          }
+        }
+        if (pass == 0)
+          PURLIN_EPI_MARK(5);
+        if (pass < E::kReductions) {
+          if constexpr (kQ == 1)
+            acc[0] = t.rowReduce(acc[0], rop);
+          else
+            t.template rowReduceN<kQ>(acc, nq, rop);
+PURLIN_UNROLL
+          for (int j = 0; j < kQ; ++j)
+            red[j][pass] = acc[j];
+        }
+        if (pass == 0)
+          PURLIN_EPI_MARK(6);
       }
-      if (pass == 0)
-        PURLIN_EPI_MARK(6);
     }
   }
   PURLIN_EPI_MARK(7);
@@ -430,6 +505,19 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
     }
     if (pass < E::kReductions)
       red[pass] = t.rowReduce(acc, rop);
+  }
+}
+/// One row's received values in the general form, element by element,
+/// into the received areas of ranks q0..q1 (kEpiStash).
+template <class C, class E, class Tgt>
+PURLIN_HD void epiRowStash(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
+                           const int64_t *ext, int64_t ninner, int q0, int q1) {
+  for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
+    innerAt<C, E>(e, ext, c);
+    const float v = x.recv();
+    const int64_t i = C::toIndex(c, x.S.P);
+    for (int q = q0; q < q1; ++q)
+      t.storeFAs(kElemF32, receivedOf<C>(x.S, q), i, v);
   }
 }
 } // namespace detail
@@ -465,8 +553,10 @@ namespace detail {
 /// The rows of a consume with an epilogue, one-shot (kOwned false: this
 /// rank's outputs from every row) or owned (this rank's R-th of the rows,
 /// every rank's outputs); see consumeRows and consumeRowsOwned.
-template <class C, class E, bool kOwned, class Tgt>
+template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
 PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
+  static_assert(!(kOwned && kMode == kEpiApply),
+                "a rank applies the epilogue to the rows it received");
   if (t.aborted())
     return;
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
@@ -485,13 +575,16 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   PURLIN_EPI_MARK(1);
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
-    if (epiRegRow<C, E>(t, S, src, c, ext, ninner)) {
-      consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1>(t, S, src, x.op, c, ext,
-                                                          ninner, q0, q1);
+    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner, q0, q1)) {
+      consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode>(t, S, src, x.op, c,
+                                                                 ext, ninner, q0, q1);
       continue;
     }
-    for (x.r = q0; x.r < q1; ++x.r)
-      epiRowGeneral<C, E>(t, x, c, ext, ninner);
+    if constexpr (kMode == kEpiStash)
+      epiRowStash<C, E>(t, x, c, ext, ninner, q0, q1);
+    else
+      for (x.r = q0; x.r < q1; ++x.r)
+        epiRowGeneral<C, E>(t, x, c, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
   PURLIN_EPI_MARK(8);
@@ -525,6 +618,32 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
 template <class C, class E, class Tgt>
 PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
   detail::epiRows<C, E, true>(t, src, chunk);
+}
+
+/// consume `to received` of a clause with an epilogue (the unfused plans'
+/// first consume): the rows as consumeRows (mine) or consumeRowsOwned
+/// (owned) combine them, their received values kept in f32 in the
+/// received area of this rank (mine) or of every rank (owned, each rank's
+/// rows from the rows' owners); no statement runs.
+template <class C, class E, class Tgt>
+PURLIN_HD void stashRows(Tgt &t, int src, int chunk) {
+  detail::epiRows<C, E, false, kEpiStash>(t, src, chunk);
+}
+template <class C, class E, class Tgt>
+PURLIN_HD void stashRowsOwned(Tgt &t, int src, int chunk) {
+  detail::epiRows<C, E, true, kEpiStash>(t, src, chunk);
+}
+
+/// consume `from received` through the epilogue (the unfused plans'
+/// second consume): this rank's rows, lane l of chunk k taking piece
+/// (k, l), the rows stashRows gave that lane (so one-shot needs no barrier
+/// between the two: Infer.cpp), their received values read from its own
+/// area (as the stash
+/// stored them: the statements see the same f32 as in consumeRows) and its
+/// statements run as consumeRows runs them.
+template <class C, class E, class Tgt>
+PURLIN_HD void applyRows(Tgt &t, int chunk) {
+  detail::epiRows<C, E, false, kEpiApply>(t, kSrcReceived, chunk);
 }
 
 } // namespace exec

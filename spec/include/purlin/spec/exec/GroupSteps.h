@@ -29,6 +29,10 @@ template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
 template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
   return S.scratch[r] + S.partialOff[C::kIndex];
 }
+// Rank r's received area of clause C (kDstReceived, kSrcReceived).
+template <class C> PURLIN_HD char *receivedOf(const Shared &S, int r) {
+  return S.scratch[r] + S.receivedOff[C::kIndex];
+}
 // A partial result lies at the names' source offsets: the box's
 // destination side becomes its source side.
 PURLIN_HD void toSourceOffsets(Move &m) {

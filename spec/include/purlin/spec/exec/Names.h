@@ -196,7 +196,8 @@ inline void layoutReset(Shared *S) {
   for (int b = 0; b < kMaxBuffers; ++b)
     S->scratchOff[b] = 0;
   for (int k = 0; k < kMaxClauses; ++k)
-    S->stagingOff[k] = S->slotElems[k] = S->slotBytes[k] = S->partialOff[k] = 0;
+    S->stagingOff[k] = S->slotElems[k] = S->slotBytes[k] = S->partialOff[k] =
+        S->receivedOff[k] = 0;
 }
 /// The copy of input buffer b (`elems` elements) at `off`; returns the end.
 inline int64_t layoutCopy(Shared *S, int b, int64_t elems, int64_t off) {
@@ -209,6 +210,15 @@ template <class C>
 inline int64_t layoutPartial(Shared *S, int64_t elems, int64_t off) {
   S->partialOff[C::kIndex] = off;
   return off + (elems * S->elemSize + 15) / 16 * 16;
+}
+/// The received area of clause C (its output buffer's `elems` elements of
+/// `elemBytes` each: 4, f32, on the targets; the element size in the
+/// checker's model) at `off`; returns the end.
+template <class C>
+inline int64_t layoutReceived(Shared *S, int64_t elems, int64_t elemBytes,
+                              int64_t off) {
+  S->receivedOff[C::kIndex] = off;
+  return off + (elems * elemBytes + 15) / 16 * 16;
 }
 /// The staging slots of clause C at `off`; a slot of flagged lines holds 8
 /// data bytes per 16-byte line. Returns the end.

@@ -60,14 +60,17 @@ enum Source : int {
   kSrcStaging = (int)SourceKind::Staging,
   kSrcPartial = (int)SourceKind::Partial,
   kSrcOutput = (int)SourceKind::Output,
+  kSrcReceived = (int)SourceKind::Received,
 };
 // Where it writes: this rank's output (for owned parts: the owner keeps its
-// part in its own output), every destination, or this rank's partial
-// result (scratch at the names' source offsets).
+// part in its own output), every destination, this rank's partial result
+// (scratch at the names' source offsets), or the destinations' received
+// areas (kDstReceived; kSrcReceived reads this rank's).
 enum Dest : int {
   kDstSelf = (int)DestKind::Self,
   kDstAll = (int)DestKind::All,
   kDstPartial = (int)DestKind::Partial,
+  kDstReceived = (int)DestKind::Received,
 };
 // Step flags: purlin::kAllLanes, kBoundary, kFlagged (Vocabulary.h).
 using purlin::kAllLanes;
@@ -83,6 +86,14 @@ enum Op : int {
   PURLIN_REDOPS(PURLIN_X)
 #undef PURLIN_X
   kOpParam = -1
+};
+
+// Element types, in Numbering.h's order (kElemF32, kElemBF16, ...): what
+// Tgt::loadFAs and Tgt::storeFAs take.
+enum ElemType : int {
+#define PURLIN_X(E, name, bytes) kElem##E,
+  PURLIN_DTYPES(PURLIN_X)
+#undef PURLIN_X
 };
 
 /// Parameter values of a launch, by slot: scalars (ranks, counts, roots) in
@@ -150,6 +161,12 @@ struct Shared {
   // Per clause, this rank's partial results (kDstPartial, kSrcPartial): an
   // area of the clause's input buffer's size, at partialOff[clause].
   int64_t partialOff[kMaxClauses];
+  // Per clause with an epilogue run apart (the unfused plans), each rank's
+  // received area at receivedOff[clause]: the combined values of the names
+  // it receives, at their destination offsets, as f32 on the targets (the
+  // checker's model: the element type), which a later consume `from
+  // received` takes through the epilogue.
+  int64_t receivedOff[kMaxClauses];
   // Signal words of every rank: [signal][from rank][lane][chunk], then the
   // epochs of its lanes.
   uint64_t *signals[kMaxRanks];

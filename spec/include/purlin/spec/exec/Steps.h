@@ -185,11 +185,36 @@ PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) 
   });
 }
 
+/// consume from received: the names this rank receives, copied from its
+/// received area (where a consume `to received` left them, at their
+/// destination offsets) to its output, piece (chunk, lane) of the box.
+/// What the checker runs for the unfused plans' second consume (the
+/// targets run it through the clause's epilogue: exec/Epilogue.h).
+template <class C, class Tgt>
+PURLIN_HD void copyReceived(Tgt &t, int64_t pieces, int64_t piece) {
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  laneMoves(t, 1, [&](int, Move &m) {
+    if (C::kFromRole != kEvery || !flows<C>(S.P, 0, r) || !makeBox<C>(S.P, 0, r, m.box))
+      return false;
+    splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
+    m.box.sbase = m.box.dbase; // read where it is written
+    for (int j = 0; j < m.box.nfree; ++j)
+      m.box.sstr[j] = m.box.dstr[j];
+    m.nsrc = m.ndst = 1;
+    m.src[0] = detail::receivedOf<C>(S, r);
+    m.dst[0] = (char *)S.buf[r][C::kToBuf];
+    m.op = kCopy;
+    return true;
+  });
+}
+
 /// consume: combine the contributions of names and write them.
 ///  sel kSelMine:  the names this rank receives;
 ///  sel kSelOwned: part r of every box (its owner's part);
-///  src, dst: see Source and Dest (mine writes kDstSelf or kDstPartial;
-///       owned writes kDstAll, kDstSelf or kDstPartial);
+///  src, dst: see Source and Dest (mine writes kDstSelf, kDstPartial or
+///       kDstReceived; owned writes kDstAll, kDstSelf, kDstPartial or
+///       kDstReceived; kSrcReceived: mine to kDstSelf);
 ///  [lo, hi): the contributors combined, in ascending rank (all by
 ///       default); with kSrcPartial, after this rank's partial result.
 /// A partial result stored in the element type continues a fold exactly
@@ -213,12 +238,17 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   // Every contributor, from inputs, copies or staging, to outputs: what
   // inferred plans do, and what may take the register path.
   const bool plain = lo <= 0 && (hi >= kMaxRanks || hi >= R) && src <= kSrcStaging &&
-                     dst != kDstPartial && !(sel == kSelOwned && dst == kDstSelf);
+                     dst != kDstPartial && dst != kDstReceived &&
+                     !(sel == kSelOwned && dst == kDstSelf);
   if (plain && consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece,
                                    op, (flags & kFlagged) != 0))
     return;
   if (src == kSrcOutput) {
     pullParts<C>(t, pieces, piece, lo, hi);
+    return;
+  }
+  if (src == kSrcReceived) {
+    copyReceived<C>(t, pieces, piece);
     return;
   }
   auto source = [&](int p) -> const char * {
@@ -259,6 +289,8 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         if (dst == kDstPartial) {
           m.dst[0] = detail::partialOf<C>(S, r);
           detail::toSourceOffsets(m);
+        } else if (dst == kDstReceived) {
+          m.dst[0] = detail::receivedOf<C>(S, r); // at the names' own offsets
         }
         sources(m, C::kFromRole == kEvery ? -1 : pi);
         m.srcFlat = src == kSrcStaging;
@@ -292,7 +324,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         m.op = op;
         sources(m, C::kFromRole == kEvery ? -1 : (int)p);
         m.ndst = 1;
-        if (dst == kDstAll && C::kToRole == kEvery) {
+        if ((dst == kDstAll || dst == kDstReceived) && C::kToRole == kEvery) {
           m.ndst = R; // fill() below
         } else if (dst == kDstSelf) {
           m.dst[0] = (char *)S.buf[r][C::kToBuf]; // the owner keeps its part
@@ -308,6 +340,8 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
           m.src[x] = source(x);
         if (dst == kDstAll && C::kToRole == kEvery)
           m.dst[x] = (char *)S.buf[x][C::kToBuf];
+        if (dst == kDstReceived && C::kToRole == kEvery)
+          m.dst[x] = detail::receivedOf<C>(S, x);
   });
 }
 
