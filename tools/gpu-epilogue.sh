@@ -44,8 +44,11 @@
 #     hidden 1024,8192
 #   all_reduce_rmsnorm_two_shot (two-shot at every size), bf16: tokens
 #     1,7,128,1000 x hidden 1024,4096,8192
-#   the unfused plans (_direct_unfused, _two_shot_unfused), bf16 and f32:
-#     tokens 1,7,128(,1000) x hidden 1024,4096,8192
+#   the unfused plans (_direct_unfused, _two_shot_unfused), bf16, f32 and
+#     f8e4m3: tokens 1,7,128(,1000) x hidden 1024,4096,8192 (the epilogue
+#     as a launch of its own where every rank is in one launch and the
+#     kernels were built ahead of time, in the plan's launch for f8 and
+#     with PURLIN_ONE_LAUNCH=0: both paths)
 # (the larger cases are checked on their first and last 128 rows: rows are
 # independent.) Budget: ~400 s in all; EPI_QUICK=1 runs bf16 only.
 set -uo pipefail
@@ -103,8 +106,14 @@ run)
       $T --only all_reduce_rmsnorm_fp8_token --dtypes bf16,f16 --tokens 1,2,7,128,1000 --hidden 1024,8192
     fi
     $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
-    $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192
-    $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+    # The unfused plans: every rank in one launch, so the epilogue runs as
+    # a launch of its own (kernels ahead of time: bf16, f32); f8e4m3 is
+    # compiled at first use, which keeps it in the plan's launch; and with
+    # PURLIN_ONE_LAUNCH=0 (a launch per rank) in the plan's launch too.
+    $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32,f8e4m3 --tokens 1,7,128 --hidden 1024,4096,8192
+    $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32,f8e4m3 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
+    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
   } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
   step "epilogue tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/epilogue-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
   t0=$(date +%s)

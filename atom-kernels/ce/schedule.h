@@ -98,6 +98,8 @@ public:
   bool leader() const { return true; }
   int thread() const { return 0; }
   int threads() const { return 1; }
+  int lanes() const { return S_.L; }
+  bool epilogueApart() const { return false; } // epilogues are refused
   exec::Move *laneMoves() { return moves_; }
   bool barrierOr(bool v) { return v; }
   bool aborted() const { return !s_->error.empty(); }

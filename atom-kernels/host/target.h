@@ -60,6 +60,11 @@ public:
   bool leader() const { return true; }
   int thread() const { return 0; }
   int threads() const { return 1; }
+  // The lanes a step's pieces are cut among (exec/Epilogue.h), and whether
+  // the unfused plans' epilogue runs as a launch of its own: the plan's
+  // lanes, never (host threads run the plan through, in one go).
+  int lanes() const { return S_.L; }
+  bool epilogueApart() const { return false; }
   exec::Move *laneMoves() { return moves_; }
   bool barrierOr(bool v) { return v; }
   bool aborted() const { return aborted_; }

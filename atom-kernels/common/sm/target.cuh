@@ -111,7 +111,7 @@ public:
   /// its first data access.
   __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch,
                     bool syncs)
-      : S_(S), rank_(rank), lane_(lane),
+      : S_(S), rank_(rank), lane_(lane), lanes_(S.L),
         epoch_(signalValue(epoch, S.fingerprint)), aux_(auxWords(S, rank)),
         gpu_(syncs && aux_[2] != 0) {}
 
@@ -126,6 +126,17 @@ public:
   __device__ bool leader() const { return threadIdx.x == 0; }
   __device__ int thread() const { return (int)threadIdx.x; }
   __device__ int threads() const { return (int)blockDim.x; }
+  /// The lanes a step's pieces are cut among: the plan's, or in the
+  /// epilogue's launch of its own (runApply) its blocks a rank.
+  __device__ int lanes() const { return lanes_; }
+  /// Whether the unfused plan's epilogue runs as a launch of its own after
+  /// this one (runPlan: the plan has one and every rank runs in this
+  /// launch); the generated plan then returns before it.
+  __device__ bool epilogueApart() const { return apart_; }
+  __device__ void setLaunch(int lanes, bool apart) {
+    lanes_ = lanes;
+    apart_ = apart;
+  }
   /// The lane's Moves, in shared memory (exec::laneMoves).
   __device__ exec::Move *laneMoves() {
     __shared__ __align__(16) char storage[exec::kMaxRanks * sizeof(exec::Move)];
@@ -338,7 +349,8 @@ public:
 
 private:
   const exec::Shared &S_;
-  int rank_, lane_;
+  int rank_, lane_, lanes_;
+  bool apart_ = false;
   uint64_t epoch_;
   const uint64_t *aux_;
   bool gpu_;             // every rank on this GPU: gpu-scope signals
@@ -361,6 +373,17 @@ __device__ __forceinline__ uint64_t bumpEpoch(const exec::Shared &S, int rank,
   return epoch;
 }
 
+/// Whether plan function struct P runs its epilogue as a launch of its own
+/// (P::kApply, PURLIN_PLAN_FN_APPLY); plans written by hand (the latency
+/// probe's) say nothing: no.
+template <class...> using VoidT = void;
+template <class P, class = void> struct PlanApplies {
+  static constexpr bool value = false;
+};
+template <class P> struct PlanApplies<P, VoidT<decltype(P::kApply)>> {
+  static constexpr bool value = P::kApply;
+};
+
 /// The body of the kernel for element type E, ops OPS and plan function
 /// Plan::run. Epochs are kept unless every rank runs in this launch and the
 /// plan's only syncs are boundary syncs (all skipped then: no signal word is
@@ -374,7 +397,23 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
   Atoms<E, OPS, Plan::kLines> t(S, rank, lane,
                                 epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
+  t.setLaunch(S.L, PlanApplies<Plan>::value && S.oneLaunch != 0);
   Plan::run(t);
+}
+
+/// The epilogue of an unfused plan as a launch of its own (Plan::kApply,
+/// every rank in one launch: the entry launches it after runPlan's, which
+/// returned before it): grid (blocks a rank, local ranks), each block a
+/// lane over the rank's rows, cut among gridDim.x lanes. No signal is
+/// touched (no sync follows the consume but boundary syncs, skipped in one
+/// launch), so no epoch either.
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
+__device__ __forceinline__ void runApply(const exec::Shared &S, int first) {
+  const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
+  Atoms<E, OPS, Plan::kLines> t(S, rank, lane, 0, false);
+  t.setLaunch((int)gridDim.x, false);
+  Plan::apply(t);
 }
 
 /// runPlan with the shared state read from device memory (a CUDA graph's
@@ -385,7 +424,7 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
 /// slot holds this rank's own signal memory) and the kernel returns before
 /// any other access.
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, bool> class Atoms = Target, bool kApply = false>
 __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
   static_assert(sizeof(exec::Shared) % sizeof(uint64_t) == 0,
                 "exec::Shared is copied in 64-bit words");
@@ -408,8 +447,11 @@ __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
   for (int i = (int)threadIdx.x; i < kWords; i += (int)blockDim.x)
     words[i] = src[i];
   __syncthreads();
-  runPlan<E, OPS, Plan, Atoms>(*reinterpret_cast<const exec::Shared *>(words),
-                              first);
+  const exec::Shared &S = *reinterpret_cast<const exec::Shared *>(words);
+  if constexpr (kApply)
+    runApply<E, OPS, Plan, Atoms>(S, first);
+  else
+    runPlan<E, OPS, Plan, Atoms>(S, first);
 }
 
 template <class E, uint32_t OPS, class Plan,
@@ -421,8 +463,20 @@ __global__ void __launch_bounds__(kThreads)
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, bool> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
+    applyKernel(const __grid_constant__ exec::Shared S, int first) {
+  runApply<E, OPS, Plan, Atoms>(S, first);
+}
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
+__global__ void __launch_bounds__(kThreads)
     planKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms>(slot, first);
+}
+template <class E, uint32_t OPS, class Plan,
+          template <class, uint32_t, bool> class Atoms = Target>
+__global__ void __launch_bounds__(kThreads)
+    applyKernelSlot(const SharedSlot *slot, int first) {
+  runPlanSlot<E, OPS, Plan, Atoms, true>(slot, first);
 }
 
 #ifndef __CUDACC_RTC__
@@ -438,8 +492,10 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
 /// (DTYPES): its own element type when the plan reduces, else the copy-only
 /// element of its size; the slot kernel when `slot`. Null when it is not
 /// built.
+/// kApply: the plan's epilogue launch (applyKernel) instead.
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
-          template <class, uint32_t, bool> class Atoms = Target, int T = 0>
+          template <class, uint32_t, bool> class Atoms = Target, int T = 0,
+          bool kApply = false>
 const void *kernelFor(int dtype, bool slot) {
   if constexpr (T == kNumDTypeIds) {
     (void)dtype, (void)slot;
@@ -448,14 +504,51 @@ const void *kernelFor(int dtype, bool slot) {
     if constexpr ((DTYPES >> T) & 1u)
       if (dtype == T) {
         using E = typename ElemFor<T, Reduces>::type;
+        if constexpr (kApply) {
 #if PURLIN_SM_SLOTS
-        if (slot)
-          return (const void *)planKernelSlot<E, OPS, Plan, Atoms>;
+          if (slot)
+            return (const void *)applyKernelSlot<E, OPS, Plan, Atoms>;
 #endif
-        return slot ? nullptr : (const void *)planKernel<E, OPS, Plan, Atoms>;
+          return slot ? nullptr : (const void *)applyKernel<E, OPS, Plan, Atoms>;
+        } else {
+#if PURLIN_SM_SLOTS
+          if (slot)
+            return (const void *)planKernelSlot<E, OPS, Plan, Atoms>;
+#endif
+          return slot ? nullptr : (const void *)planKernel<E, OPS, Plan, Atoms>;
+        }
       }
-    return kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, T + 1>(dtype, slot);
+    return kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, T + 1, kApply>(dtype, slot);
   }
+}
+
+/// Launches the plan's epilogue as a launch of its own (Plan::kApply; the
+/// plan's launch held every rank): grid (a block per row, local ranks),
+/// one plain launch (its blocks wait for nothing), threads enough for a
+/// row's vectors (a multiple of 32, at most kThreads). Returns a
+/// cudaError_t.
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
+          template <class, uint32_t, bool> class Atoms = Target>
+int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream,
+                const void *slot) {
+  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, true>(
+      dtype, slot != nullptr);
+  if (!k)
+    return (int)cudaErrorInvalidValue;
+  int64_t rows = 1, inner = 1;
+  Plan::applyShape(S, &rows, &inner);
+  if (n <= 0 || rows <= 0)
+    return (int)cudaSuccess;
+  const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
+  int threads = (int)((vecs + 31) / 32 * 32);
+  threads = threads < 32 ? 32 : threads > kThreads ? kThreads : threads;
+  const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)blocks, (unsigned)n, 1);
+  cfg.blockDim = dim3((unsigned)threads, 1, 1);
+  cfg.stream = (cudaStream_t)stream;
+  void *args[] = {slot ? (void *)&slot : (void *)const_cast<exec::Shared *>(S), &first};
+  return (int)cudaLaunchKernelExC(&cfg, k, args);
 }
 
 /// A kernel's host launch: launch() above, or another datapath's.
@@ -473,7 +566,12 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
       kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
-  return Launch(k, S, first, n, stream, slot);
+  const int e = Launch(k, S, first, n, stream, slot);
+  if constexpr (PlanApplies<Plan>::value)
+    if (e == (int)cudaSuccess && S->oneLaunch)
+      return launchApply<Plan, Reduces, DTYPES, OPS, Atoms>(S, first, n, dtype,
+                                                            stream, slot);
+  return e;
 }
 #endif
 
@@ -500,7 +598,22 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
     static constexpr bool kLines = (LINES) != 0;                               \
+    static constexpr bool kApply = false;                                      \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
+  };
+// A plan whose epilogue may run as a launch of its own (the unfused plans:
+// APPLY its consume from received, SHAPE its rows x elements).
+#define PURLIN_PLAN_FN_APPLY(NAME, FN, INNER_SYNCS, LINES, APPLY, SHAPE)       \
+  struct PlanFn_##NAME {                                                       \
+    static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
+    static constexpr bool kLines = (LINES) != 0;                               \
+    static constexpr bool kApply = true;                                       \
+    template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
+    template <class Tgt> __device__ static void apply(Tgt &t) { APPLY(t); }    \
+    static void applyShape(const ::purlin::exec::Shared *S, int64_t *rows,     \
+                           int64_t *inner) {                                   \
+      SHAPE(S, rows, inner);                                                   \
+    }                                                                          \
   };
 #ifdef __CUDACC_RTC__
 namespace purlin {
@@ -552,9 +665,17 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(slot, first);    \
   }
+// First use runs the epilogue in the plan's launch (kApply false).
+#define PURLIN_PLAN_ENTRY_7(NAME, FN, REDUCES, INNER_SYNCS, LINES, APPLY, SHAPE) \
+  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)
 #else
+#define PURLIN_PLAN_ENTRY_7(NAME, FN, REDUCES, INNER_SYNCS, LINES, APPLY, SHAPE) \
+  PURLIN_PLAN_FN_APPLY(NAME, FN, INNER_SYNCS, LINES, APPLY, SHAPE)             \
+  PURLIN_PLAN_ENTRY_BODY(NAME, REDUCES)
 #define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
   PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                                 \
+  PURLIN_PLAN_ENTRY_BODY(NAME, REDUCES)
+#define PURLIN_PLAN_ENTRY_BODY(NAME, REDUCES)                                  \
   static int entry_##NAME(const purlin_shared_t *S, int first, int n,          \
                           int dtype, int op, void *stream, const void *slot) { \
     return ::purlin::sm::entry<PlanFn_##NAME, (REDUCES) != 0, kAotDtypes,      \
@@ -568,9 +689,10 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
 #define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
   PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, 1, 1)
 #define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_5(NAME, FN, 1, 1, 1)
-#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, _5, M, ...) M
+#define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, _5, _6, _7, M, ...) M
 #define PURLIN_PLAN_ENTRY(...)                                                 \
-  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_5, PURLIN_PLAN_ENTRY_4, \
+  PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_7, PURLIN_PLAN_ENTRY_6_NONE, \
+                         PURLIN_PLAN_ENTRY_5, PURLIN_PLAN_ENTRY_4,             \
                          PURLIN_PLAN_ENTRY_3, PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
 #define PURLIN_HOST_ENTRY(NAME) nullptr
 #define PURLIN_CUDA_ENTRY(NAME) entry_##NAME

@@ -28,6 +28,39 @@ std::string cString(const std::string &s) {
   return o + "\"";
 }
 
+// Where a plan's epilogue may run as a launch of its own (the unfused
+// plans, on a target that can: Tgt::epilogueApart()): the plan's one
+// consume `from received`, not chunked, with only boundary syncs after it
+// (skipped when every rank runs in one launch, the only case a target
+// splits). `split` is the first of the syncs right before it, which only
+// order it after the steps before (the launch boundary does that then).
+// {-1, -1}: none.
+struct ApplySplit {
+  int split = -1, apply = -1;
+};
+ApplySplit applySplit(const Plan &p) {
+  ApplySplit a;
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    const Step &st = p.steps[s];
+    if (st.kind == StepKind::Consume && st.src == SourceKind::Received) {
+      if (a.apply >= 0 || st.chunked)
+        return {};
+      a.apply = (int)s;
+    } else if (a.apply >= 0 &&
+               !((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && st.boundary)) {
+      return {};
+    }
+  }
+  if (a.apply < 0)
+    return {};
+  a.split = a.apply;
+  while (a.split > 0 && !p.steps[a.split - 1].chunked &&
+         (p.steps[a.split - 1].kind == StepKind::Notify ||
+          p.steps[a.split - 1].kind == StepKind::Wait))
+    --a.split;
+  return a;
+}
+
 struct Emitter {
   const Collective &c;
   std::ostringstream os;
@@ -221,10 +254,17 @@ struct Emitter {
   void plan(size_t i, const Plan &p) {
     os << "// snac.program \"" << p.strategy << "\" lanes " << p.lanes << " chunks " << p.chunks
        << "\ntemplate <class Tgt> PURLIN_HD void plan_" << i << "(Tgt &t) {\n";
+    const ApplySplit ap = applySplit(p);
     for (const StepRun &run : stepRuns(p)) {
       if (!run.chunked) {
-        for (size_t s = run.begin; s < run.end; ++s)
+        for (size_t s = run.begin; s < run.end; ++s) {
+          if ((int)s == ap.split)
+            os << "  // Where every rank runs in this launch, a target may run the\n"
+                  "  // epilogue as a launch of its own (apply_"
+               << i << "), after this one.\n"
+               << "  if (t.epilogueApart())\n    return;\n";
           step(p, p.steps[s], "0", "  ");
+        }
         continue;
       }
       os << "  for (int ch = 0; ch < t.shared().K; ++ch) {\n";
@@ -233,6 +273,19 @@ struct Emitter {
       os << "  }\n";
     }
     os << "}\n\n";
+    if (ap.apply >= 0) {
+      // The epilogue's launch of its own: the consume from received alone,
+      // and its clause's rows x elements (for the launch's grid).
+      const Step &st = p.steps[ap.apply];
+      const std::string C = "Clause" + std::to_string(st.clause),
+                        E = "Epilogue" + std::to_string(st.clause);
+      os << "template <class Tgt> PURLIN_HD void apply_" << i << "(Tgt &t) {\n";
+      step(p, st, "0", "  ");
+      os << "}\ninline void applyShape_" << i
+         << "(const Shared *S, int64_t *rows, int64_t *inner) {\n"
+         << "  int64_t ext[kMaxDims] = {0};\n  *rows = *inner = 1;\n"
+         << "  detail::rowShape<" << C << ", " << E << ">(S->P, ext, *rows, *inner);\n}\n\n";
+    }
     // Scratch: exec.h's layout of the areas the stages need, in order.
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"
        << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n  layoutReset(S);\n";
@@ -304,7 +357,10 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
       lines |= st.flagged;
     }
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
-       << (inner ? 1 : 0) << ", " << (lines ? 1 : 0) << ")\n";
+       << (inner ? 1 : 0) << ", " << (lines ? 1 : 0);
+    if (applySplit(plans[i]).apply >= 0)
+      os << ", apply_" << i << ", applyShape_" << i;
+    os << ")\n";
   }
   const std::string body = os.str();
   os.str("");

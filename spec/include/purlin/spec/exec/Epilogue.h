@@ -569,7 +569,10 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   int64_t rlo = 0, rhi = nrows, lo, hi;
   if (kOwned)
     splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
-  splitRange(rhi - rlo, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), 1, lo, hi);
+  // Tgt::lanes(): the plan's lanes, or the blocks of the epilogue's launch
+  // of its own (the unfused plans where the target splits them).
+  splitRange(rhi - rlo, (int64_t)S.K * t.lanes(), (int64_t)chunk * t.lanes() + t.lane(), 1,
+             lo, hi);
   const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
   PURLIN_EPI_MARK(1);
