@@ -22,4 +22,5 @@
     FN(t);                                                                     \
   }
 #define PURLIN_HOST_ENTRY(NAME) entry_##NAME
+#define PURLIN_HOST_APPLY(NAME) nullptr
 #define PURLIN_CUDA_ENTRY(NAME) nullptr

@@ -27,6 +27,11 @@ struct HostAtoms {
   int maxDelayUs = 50;     // longest random pause
   int64_t timeoutMs = 20000;
   std::atomic<int> timedOut{0};
+  // An unfused plan's epilogue as a launch of its own (HostDatapath: every
+  // rank in one launch and the plan has one): the plan's lanes return
+  // before it (apart), then applyLanes lanes a rank run it.
+  bool apart = false;
+  int applyLanes = 1;
   // Waiters sleep on the condition variable of their signal word's bucket
   // and a signal wakes that bucket's waiters only: lanes are many more
   // threads than cores, so polling waiters would starve the lanes they wait
@@ -45,9 +50,15 @@ struct HostAtoms {
 
 class Target {
 public:
-  Target(const exec::Shared &S, int rank, int lane, HostAtoms *cfg)
-      : S_(S), rank_(rank), lane_(lane), cfg_(cfg),
+  /// `apply`: a lane of the epilogue's launch of its own (cfg->applyLanes
+  /// lanes a rank, no epoch: it touches no signal).
+  Target(const exec::Shared &S, int rank, int lane, HostAtoms *cfg,
+         bool apply = false)
+      : S_(S), rank_(rank), lane_(lane), lanes_(apply ? cfg->applyLanes : S.L),
+        apart_(!apply && cfg->apart && S.oneLaunch), cfg_(cfg),
         rng_(cfg->seed * 7919 + rank * 131 + lane) {
+    if (apply)
+      return;
     uint64_t *e = exec::epochWord(S, rank, lane);
     epoch_ = *e + 1; // only this lane touches its epoch word
     *e = epoch_;
@@ -61,10 +72,10 @@ public:
   int thread() const { return 0; }
   int threads() const { return 1; }
   // The lanes a step's pieces are cut among (exec/Epilogue.h), and whether
-  // the unfused plans' epilogue runs as a launch of its own: the plan's
-  // lanes, never (host threads run the plan through, in one go).
-  int lanes() const { return S_.L; }
-  bool epilogueApart() const { return false; }
+  // the unfused plans' epilogue runs as a launch of its own (as the SM
+  // datapath does where every rank runs in one launch: HostDatapath).
+  int lanes() const { return lanes_; }
+  bool epilogueApart() const { return apart_; }
   exec::Move *laneMoves() { return moves_; }
   bool barrierOr(bool v) { return v; }
   bool aborted() const { return aborted_; }
@@ -291,7 +302,8 @@ private:
       std::this_thread::yield();
   }
   const exec::Shared &S_;
-  int rank_, lane_;
+  int rank_, lane_, lanes_;
+  bool apart_;
   HostAtoms *cfg_;
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;
@@ -306,11 +318,30 @@ private:
 // PURLIN_PLAN_ENTRY(NAME, FN, REDUCES[, INNER_SYNCS[, LINES]]): the host keeps
 // epochs always (each lane bumps its own) and runs any move, so INNER_SYNCS
 // and LINES are not used.
-#define PURLIN_PLAN_ENTRY(NAME, FN, REDUCES, ...)                               \
+// With APPLY and SHAPE (an unfused plan whose epilogue may run as a
+// launch of its own), entry_apply_NAME runs APPLY as lane `lane` of that
+// launch (host_apply).
+#define PURLIN_HOST_PLAN_ENTRY(NAME, FN)                                        \
   inline void entry_##NAME(const purlin_shared_t *S, int rank, int lane,       \
                            void *atoms) {                                      \
     purlin::host::Target t(*S, rank, lane, (purlin::host::HostAtoms *)atoms);  \
     FN(t);                                                                     \
   }
+#define PURLIN_HOST_PLAN_ENTRY_7(NAME, FN, REDUCES, INNER, LINES, APPLY, SHAPE) \
+  PURLIN_HOST_PLAN_ENTRY(NAME, FN)                                              \
+  inline void entry_apply_##NAME(const purlin_shared_t *S, int rank, int lane, \
+                                 void *atoms) {                                \
+    purlin::host::Target t(*S, rank, lane, (purlin::host::HostAtoms *)atoms,   \
+                           true);                                              \
+    APPLY(t);                                                                  \
+  }
+#define PURLIN_HOST_PLAN_ENTRY_N(NAME, FN, ...) PURLIN_HOST_PLAN_ENTRY(NAME, FN)
+#define PURLIN_HOST_PLAN_ENTRY_PICK(_1, _2, _3, _4, _5, _6, _7, M, ...) M
+#define PURLIN_PLAN_ENTRY(...)                                                 \
+  PURLIN_HOST_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_HOST_PLAN_ENTRY_7,           \
+                              PURLIN_HOST_PLAN_ENTRY_N, PURLIN_HOST_PLAN_ENTRY_N, \
+                              PURLIN_HOST_PLAN_ENTRY_N, PURLIN_HOST_PLAN_ENTRY_N, \
+                              PURLIN_HOST_PLAN_ENTRY_N, )(__VA_ARGS__)
 #define PURLIN_HOST_ENTRY(NAME) entry_##NAME
+#define PURLIN_HOST_APPLY(NAME) entry_apply_##NAME
 #define PURLIN_CUDA_ENTRY(NAME) nullptr

@@ -695,4 +695,5 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
                          PURLIN_PLAN_ENTRY_5, PURLIN_PLAN_ENTRY_4,             \
                          PURLIN_PLAN_ENTRY_3, PURLIN_PLAN_ENTRY_2, )(__VA_ARGS__)
 #define PURLIN_HOST_ENTRY(NAME) nullptr
+#define PURLIN_HOST_APPLY(NAME) nullptr
 #define PURLIN_CUDA_ENTRY(NAME) entry_##NAME

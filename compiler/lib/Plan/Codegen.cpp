@@ -389,7 +389,10 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << ", " << p.minBytes << ", " << p.maxBytes << ", layout_" << i
        << ", PURLIN_HOST_ENTRY(p" << i << "), PURLIN_CUDA_ENTRY(p" << i << "), "
        << (flagged ? 1 : 0) << ", " << (p.inplaceSame ? 1 : 0) << ", " << (copies ? 1 : 0)
-       << ", " << p.inplaceMaxRanks << ", " << (p.severalLaunches ? 1 : 0) << "},\n";
+       << ", " << p.inplaceMaxRanks << ", " << (p.severalLaunches ? 1 : 0) << ", "
+       << (applySplit(p).apply >= 0 ? "PURLIN_HOST_APPLY(p" + std::to_string(i) + ")"
+                                    : std::string("nullptr"))
+       << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
   if (ti->gpu())

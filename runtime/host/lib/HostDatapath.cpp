@@ -24,13 +24,28 @@ public:
                       const exec::Shared &S, int first, int n, int dtype,
                       int op, void *queue, std::string &msg) const override {
     (void)dtype, (void)op; // in S (the moves' op) and the HostAtoms
-    purlin_host_entry_t entry = info.plans[plan].host_entry;
+    purlin_host_entry_t entry = info.plans[plan].host_entry,
+                        apply = info.plans[plan].host_apply;
+    HostAtoms *cfg = static_cast<HostAtoms *>(queue);
+    // An unfused plan's epilogue as a launch of its own, where every rank
+    // runs in this launch, as the SM datapath runs it: the plan's lanes
+    // return before it, then it runs on a lane count of its own (one more
+    // than the plan's, so that its rows are cut otherwise).
+    cfg->apart = apply && S.oneLaunch;
+    cfg->applyLanes = S.L + 1;
     std::vector<std::function<void()>> jobs;
     for (int r = first; r < first + n; ++r)
       for (int l = 0; l < S.L; ++l)
         jobs.push_back([=, &S] { entry(&S, r, l, queue); });
     runConcurrently(jobs);
-    if (static_cast<HostAtoms *>(queue)->timedOut.load()) {
+    if (cfg->apart && !cfg->timedOut.load()) {
+      jobs.clear();
+      for (int r = first; r < first + n; ++r)
+        for (int l = 0; l < cfg->applyLanes; ++l)
+          jobs.push_back([=, &S] { apply(&S, r, l, queue); });
+      runConcurrently(jobs);
+    }
+    if (cfg->timedOut.load()) {
       msg = "a wait timed out (deadlock or lost notify)";
       return PURLIN_ERR_TIMEOUT;
     }

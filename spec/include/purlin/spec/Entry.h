@@ -67,6 +67,12 @@ typedef struct purlin_plan_info {
   // several-GPU launch model); a launch that holds every rank skips it
   // (Plan::severalLaunches, purlinc --ll-bytes).
   int several_launches;
+  // The host target's entry of the plan's epilogue as a launch of its own
+  // (an unfused plan whose consume from received may split off: the plan's
+  // entry then returns before it where every rank runs in one launch, and
+  // the host datapath runs this over every rank after the plan's lanes
+  // end, as the SM datapath launches it); null: none, or another target.
+  purlin_host_entry_t host_apply;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {
