@@ -724,3 +724,32 @@ snac.program @epi4_two_shot_unfused of @epi4 "two_shot_unfused" lanes 2 chunks 1
   snac.notify @done to all clause 0 boundary
   snac.wait @done from all clause 0 boundary
 }
+
+// -----
+
+// direct_unfused without its lanes' barrier ('kept' to self): the first
+// consume cuts names among the lanes, the second rows (exec/Epilogue.h;
+// the checker's model gives each lane another lane's piece), so a lane
+// would apply the epilogue to rows that other lanes are still combining.
+layout.collective @epi5 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi5_direct_unfused of @epi5 "direct_unfused" lanes 4 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  snac.consume mine from input to received clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+  // expected-error @+1 {{unordered access}}
+  snac.consume mine from received to self clause 0 epilogue
+}

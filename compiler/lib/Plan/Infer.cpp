@@ -151,10 +151,10 @@ bool hasSet(const Clause &cl) { return cl.from.rank.isSet() || cl.to.rank.isSet(
 // each rank's own rows, apart from the combine, as an all-reduce followed
 // by a row kernel would, with the fused form's arithmetic. Where the
 // received rows come from:
-//  - one-shot (mine): the same lane, which takes the same rows in both
-//    consumes (exec/Epilogue.h cuts them alike; the checker's model cuts
-//    names alike), so no barrier; the second consume comes after `done`:
-//    in place, its stores may land on inputs that peers read until then;
+//  - one-shot (mine): the rank's own lanes, which cut names in the first
+//    consume and rows in the second (exec/Epilogue.h), so a barrier of its
+//    lanes (`kept`, self) before the second, which comes after `done`: in
+//    place, its stores may land on inputs that peers read until then;
 //  - two-shot (owned): the rows' owners, every rank, so `kept` (all ranks,
 //    every lane; not a boundary sync: the rows are written in this launch)
 //    orders the second consume after every owner's stores, and after
@@ -204,7 +204,7 @@ void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
     b.notify(ck, done, co, false, last || copy);
     b.wait(ck, done, rd, false, copy, last || copy);
     if (apart && sel == Selection::Mine)
-      b.consume(ck, Selection::Mine, SourceKind::Received, DestKind::Self);
+      apply(PeerSet::Self);
   }
 }
 

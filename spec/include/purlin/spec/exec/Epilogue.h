@@ -623,25 +623,116 @@ PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
   detail::epiRows<C, E, true>(t, src, chunk);
 }
 
+namespace detail {
+/// The unfused plans' first consume over names rather than rows, as the
+/// plain consume cuts them (consumeRegisters: this rank's names, or part r
+/// of the box, then piece (chunk, lane), on t.vecElems() boundaries): no
+/// row setup, every lane busy however few the rows. Each thread combines
+/// kEpiVec names at a time from every contributor (Tgt::loadF8, all R
+/// loads issued before the combine, in ascending rank as recv() does) and
+/// stores them as f32 into the received areas of ranks q0..q1
+/// (Tgt::storeF32x8); a piece's last names one by one. False, with
+/// nothing done, unless the box is one run contiguous on both sides, at
+/// most kRegPtrs contributors, every contributor's and area's first name
+/// aligned for those vectors and the element at most 4 bytes (so every
+/// piece's start is too): conditions the same on every lane and rank, so
+/// that the step's lanes all take this cut or all take the rows'.
+template <class C, bool kOwned, class Tgt>
+PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  if (R > kRegPtrs || S.elemSize > 4)
+    return false;
+  Box b;
+  const int q = kOwned ? 0 : r;
+  if (!flows<C>(S.P, 0, q) || !makeBox<C>(S.P, 0, q, b)) {
+    t.barrier(); // nothing flows here
+    return true;
+  }
+  if (b.nfree != 1 || b.sstr[0] != 1 || b.dstr[0] != 1)
+    return false;
+  const int q0 = kOwned ? 0 : r, q1 = kOwned ? R : r + 1;
+  uintptr_t low = 0, area = 0;
+  for (int p = 0; p < R; ++p)
+    low |= (uintptr_t)(mappedSource<C>(S, src, p) + b.sbase * S.elemSize);
+  for (int x = q0; x < q1; ++x)
+    area |= (uintptr_t)(receivedOf<C>(S, x) + b.dbase * 4);
+  if (!epiVecAligned(S, (const char *)low, 0) || (area & 15u) != 0)
+    return false;
+  const int64_t pieces = (int64_t)S.K * S.L, piece = (int64_t)chunk * S.L + t.lane();
+  const int64_t g = t.vecElems();
+  int64_t lo, hi;
+  if (kOwned) {
+    int64_t pa, pb, a, c;
+    splitRange(b.n, R, r, g, pa, pb);
+    splitRange(pb - pa, pieces, piece, g, a, c);
+    lo = pa + a;
+    hi = pa + c;
+  } else {
+    splitRange(b.n, pieces, piece, g, lo, hi);
+  }
+  const int op = clauseOp<C>(S);
+  const int64_t nvec = (hi - lo) / kEpiVec;
+  for (int64_t v = t.thread(); v < nvec; v += t.threads()) {
+    const int64_t at = lo + v * kEpiVec;
+    float in[kRegPtrs][kEpiVec];
+PURLIN_UNROLL
+    for (int p = 0; p < kRegPtrs; ++p)
+      if (p < R)
+        t.loadF8(mappedSource<C>(S, src, p), b.sbase + at, in[p]);
+    // (every loop over a constant count: `in` stays in registers)
+PURLIN_UNROLL
+    for (int p = 1; p < kRegPtrs; ++p)
+      if (p < R)
+PURLIN_UNROLL
+        for (int j = 0; j < kEpiVec; ++j)
+          in[0][j] = purlin_epi_combine(op, in[0][j], in[p][j]);
+    if (op == kAvg)
+PURLIN_UNROLL
+      for (int j = 0; j < kEpiVec; ++j)
+        in[0][j] /= (float)R;
+    for (int x = q0; x < q1; ++x)
+      t.storeF32x8(receivedOf<C>(S, x), b.dbase + at, in[0]);
+  }
+  for (int64_t e = lo + nvec * kEpiVec + t.thread(); e < hi; e += t.threads()) {
+    float a = t.loadF(mappedSource<C>(S, src, 0), b.sbase + e);
+    for (int p = 1; p < R; ++p)
+      a = purlin_epi_combine(op, a, t.loadF(mappedSource<C>(S, src, p), b.sbase + e));
+    if (op == kAvg)
+      a /= (float)R;
+    for (int x = q0; x < q1; ++x)
+      t.storeFAs(kElemF32, receivedOf<C>(S, x), b.dbase + e, a);
+  }
+  t.barrier(); // the lane's step is whole
+  return true;
+}
+} // namespace detail
+
 /// consume `to received` of a clause with an epilogue (the unfused plans'
-/// first consume): the rows as consumeRows (mine) or consumeRowsOwned
-/// (owned) combine them, their received values kept in f32 in the
-/// received area of this rank (mine) or of every rank (owned, each rank's
-/// rows from the rows' owners); no statement runs.
+/// first consume): the names combined, their received values kept in f32
+/// in the received area of this rank (mine) or of every rank (owned, each
+/// rank's rows from their owners); no statement runs. Cut as the plain
+/// consume cuts names where stashNames can, else in rows as consumeRows
+/// (mine) or consumeRowsOwned (owned) cut them: either way not as
+/// applyRows cuts them, so the plans order the two by a barrier.
 template <class C, class E, class Tgt>
 PURLIN_HD void stashRows(Tgt &t, int src, int chunk) {
+  if (t.aborted() || detail::stashNames<C, false>(t, src, chunk))
+    return;
   detail::epiRows<C, E, false, kEpiStash>(t, src, chunk);
 }
 template <class C, class E, class Tgt>
 PURLIN_HD void stashRowsOwned(Tgt &t, int src, int chunk) {
+  if (t.aborted() || detail::stashNames<C, true>(t, src, chunk))
+    return;
   detail::epiRows<C, E, true, kEpiStash>(t, src, chunk);
 }
 
 /// consume `from received` through the epilogue (the unfused plans'
 /// second consume): this rank's rows, lane l of chunk k taking piece
-/// (k, l), the rows stashRows gave that lane (so one-shot needs no barrier
-/// between the two: Infer.cpp), their received values read from its own
-/// area (as the stash
+/// (k, l) of Tgt::lanes() (not what stashRows gave it: the plans put a
+/// barrier of the rank's lanes, or a launch boundary, between them), their
+/// received values read from its own area (as the stash
 /// stored them: the statements see the same f32 as in consumeRows) and its
 /// statements run as consumeRows runs them.
 template <class C, class E, class Tgt>

@@ -187,11 +187,15 @@ PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) 
 
 /// consume from received: the names this rank receives, copied from its
 /// received area (where a consume `to received` left them, at their
-/// destination offsets) to its output, piece (chunk, lane) of the box.
-/// What the checker runs for the unfused plans' second consume (the
-/// targets run it through the clause's epilogue: exec/Epilogue.h).
+/// destination offsets) to its output. What the checker runs for the
+/// unfused plans' second consume (the targets run it through the clause's
+/// epilogue, cut in rows, maybe on a launch of its own: exec/Epilogue.h):
+/// so that its model asks for the barrier the targets need, lane l takes
+/// the piece that the first consume gave another lane (piece (chunk, L-1-l)
+/// of the box).
 template <class C, class Tgt>
 PURLIN_HD void copyReceived(Tgt &t, int64_t pieces, int64_t piece) {
+  piece = (piece / t.shared().L) * t.shared().L + (t.shared().L - 1 - piece % t.shared().L);
   const Shared &S = t.shared();
   const int r = t.rank();
   laneMoves(t, 1, [&](int, Move &m) {
