@@ -53,6 +53,7 @@ int main(int argc, char **argv) {
   int64_t smallBytes = opts.pipeline.smallBytes;
   int64_t epilogueSmallBytes = opts.pipeline.epilogueSmallBytes;
   int64_t llBytes = opts.pipeline.llBytes;
+  int64_t ll128Bytes = opts.pipeline.ll128Bytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -102,6 +103,11 @@ int main(int argc, char **argv) {
                  "(flagged lines, no barrier) chosen only where the ranks run "
                  "in several launches, the several-GPU launch model (0, the "
                  "default: none)");
+  app.add_option("--ll128-bytes", ll128Bytes,
+                 "auto: from --ll-bytes up to this many bytes per rank, a "
+                 "staged_ll128 plan (128-byte flagged lines) chosen only "
+                 "where the ranks run in several launches (0, the default: "
+                 "none; else above --ll-bytes)");
   app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
                "print the IR after the import and after every pass to stderr");
   app.add_option("--dump-stages", opts.dumpDir,
@@ -127,6 +133,7 @@ int main(int argc, char **argv) {
   opts.pipeline.smallBytes = smallBytes;
   opts.pipeline.epilogueSmallBytes = epilogueSmallBytes;
   opts.pipeline.llBytes = llBytes;
+  opts.pipeline.ll128Bytes = ll128Bytes;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");

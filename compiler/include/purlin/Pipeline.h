@@ -92,6 +92,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("purlin-snac-infer: auto's low-latency band for several "
                      "launches"),
       llvm::cl::init(SnacInferOptions().llBytes)};
+  Option<int64_t> ll128Bytes{
+      *this, "ll128-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's LL128 band for several "
+                     "launches, from ll-bytes up to this"),
+      llvm::cl::init(SnacInferOptions().ll128Bytes)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

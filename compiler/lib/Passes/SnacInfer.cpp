@@ -28,6 +28,7 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.smallBytes = smallBytes;
       o.epilogueSmallBytes = epilogueSmallBytes;
       o.llBytes = llBytes;
+      o.ll128Bytes = ll128Bytes;
       std::vector<Plan> plans;
       std::string error;
       if (!inferPlans(c, o, plans, error)) {

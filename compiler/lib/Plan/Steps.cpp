@@ -51,7 +51,7 @@ ExecArgs execArgs(const Step &st) {
     break;
   case StepKind::Stage:
   case StepKind::Consume:
-    a.flags = st.flagged ? exec::kFlagged : 0;
+    a.flags = lineFlags(st.lines);
     break;
   }
   return a;
@@ -68,17 +68,17 @@ std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p) {
     if (st.kind == StepKind::Consume && st.dst == DestKind::Partial &&
         !partial[st.clause]) {
       partial[st.clause] = true;
-      out.push_back({ScratchArea::Partial, st.clause, false});
+      out.push_back({ScratchArea::Partial, st.clause, LineFormat::None});
     }
     if (st.kind != StepKind::Stage)
       continue;
     if (st.stage == StageMode::Copy && b >= 0 && !copied[b]) {
       copied[b] = true;
-      out.push_back({ScratchArea::Copy, b, false});
+      out.push_back({ScratchArea::Copy, b, LineFormat::None});
     }
     if (st.stage == StageMode::Push && !pushed[st.clause]) {
       pushed[st.clause] = true;
-      out.push_back({ScratchArea::Slots, st.clause, st.flagged});
+      out.push_back({ScratchArea::Slots, st.clause, st.lines});
     }
   }
   return out;

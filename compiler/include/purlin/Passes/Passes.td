@@ -23,7 +23,8 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", "\"auto\"",
-           "direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll or auto">,
+           "direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll, "
+           "staged_ll128 or auto">,
     Option<"lanes", "lanes", "int", "0",
            "lanes per rank (0: the chooser's default)">,
     Option<"chunks", "chunks", "int", "0",
@@ -37,6 +38,10 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
     Option<"llBytes", "ll-bytes", "int64_t", "0",
            "auto: below this many bytes per rank, a staged_ll plan chosen "
            "only where the ranks run in several launches (0: none)">,
+    Option<"ll128Bytes", "ll128-bytes", "int64_t", "0",
+           "auto: from ll-bytes up to this many bytes per rank, a "
+           "staged_ll128 plan chosen only where the ranks run in several "
+           "launches (0: none; else it must exceed ll-bytes)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }

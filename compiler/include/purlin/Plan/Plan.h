@@ -22,7 +22,10 @@ namespace purlin {
 ///              staging slots chunk by chunk (pipelined), destinations
 ///              combine from staging (in-place safe);
 ///  staged_ll   the same with flagged lines (the low-latency protocol:
-///              the flag travels with the data, no data barrier).
+///              the flag travels with the data, no data barrier): LL
+///              lines, 8 data bytes and the flag in each 16;
+///  staged_ll128  the same in LL128 lines: 120 data bytes and a flag word
+///              in each 128, the flag released after the line's data.
 /// "auto" asks the default chooser for a set of plans with size bands.
 struct InferOptions {
   std::string strategy = "auto";
@@ -35,6 +38,9 @@ struct InferOptions {
   // auto: below this, a staged_ll plan first, for calls whose ranks run in
   // several launches only (Plan::severalLaunches); 0: none
   int64_t llBytes = 0;
+  // auto: from llBytes up to this, a staged_ll128 plan next, for such
+  // calls only; 0: none (else it must exceed llBytes)
+  int64_t ll128Bytes = 0;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk
@@ -57,14 +63,14 @@ ExecArgs execArgs(const Step &st);
 
 /// The scratch areas a plan needs, in the order its stages first need
 /// them: the copy of an input buffer (copy stages), the staging slots of a
-/// clause (push stages, `flagged`: slots of flagged lines), the partial
+/// clause (push stages, `lines`: slots of flagged lines, their format), the partial
 /// results of a clause (consumes to partial). The generated layout function
 /// and the checker lay them out in this order through exec.h's layoutCopy,
 /// layoutSlots and layoutPartial.
 struct ScratchArea {
   enum Kind { Copy, Slots, Partial } kind = Copy;
   int index = 0; // the buffer (Copy) or the clause (Slots, Partial)
-  bool flagged = false;
+  LineFormat lines = LineFormat::None;
 };
 std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p);
 
