@@ -3,7 +3,7 @@
 //
 // Options it refuses, reported at each collective:
 // RUN: not purlin-opt %s -split-input-file --purlin-snac-infer="strategy=ring" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: unknown strategy 'ring' (direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll, auto)
+// STRATEGY: error: unknown strategy 'ring' (direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll, staged_ll128, auto)
 // RUN: not purlin-opt %s -split-input-file --purlin-snac-infer="small-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
 // SMALL: error: small-bytes must not be negative, got -1
 
