@@ -352,14 +352,21 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   const int64_t small = epilogue ? opts.epilogueSmallBytes : opts.smallBytes;
   int smallLanes = opts.lanes ? opts.lanes : 8;
   int largeLanes = opts.lanes ? opts.lanes : 16;
-  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
-    Plan p;
-    if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
+  // A plan built (`built`: its build went well) into the set, with its band
+  // and launch model.
+  auto inBand = [&](bool built, Plan &p, int64_t lo, int64_t hi, bool several) {
+    if (!built)
       return false;
     p.minBytes = lo;
     p.maxBytes = hi;
+    p.severalLaunches = several;
     plans.push_back(p);
     return true;
+  };
+  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+    Plan p;
+    return inBand(buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error), p,
+                  lo, hi, false);
   };
   bool two = twoShotPays(c) || epilogue;
   if (small < 0) {
@@ -385,13 +392,7 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // ll128Bytes, for such calls only, the same way.
   auto lowLatency = [&](const std::string &s, int64_t lo, int64_t hi) {
     Plan p;
-    if (!named(s, p))
-      return false;
-    p.minBytes = lo;
-    p.maxBytes = hi;
-    p.severalLaunches = true;
-    plans.push_back(p);
-    return true;
+    return inBand(named(s, p), p, lo, hi, true);
   };
   if (!epilogue && ((opts.llBytes > 0 && !lowLatency("staged_ll", 0, opts.llBytes)) ||
                     (opts.ll128Bytes > 0 &&
