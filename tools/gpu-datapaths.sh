@@ -20,8 +20,10 @@
 # all_gather, all_to_all and all_reduce for sm_90 (kernels of bf16 only,
 # built ahead of time: no first-use compile in the timed part), and
 # all_reduce_ll, the all_reduce source with --strategy=staged_ll (8 lanes,
-# 1 chunk), the low-latency baseline. Reductions have no _ce: the copy
-# engine refuses them (test/Host/copy-engine.test).
+# 1 chunk), the low-latency baseline, and all_reduce_ll128, with
+# --strategy=staged_ll128 (LL128 lines, 16 lanes, 1 chunk: not run on a GPU
+# before). Reductions have no _ce: the copy engine refuses them
+# (test/Host/copy-engine.test).
 #
 # The run (about 400 s on the 16-core H200 machine, the build included):
 #  1. purlin-gpu-test --quick --only NAME_ce for every copy example: every
@@ -40,7 +42,9 @@
 #     all_gather / all_to_all (256 MiB per rank) on each datapath: the
 #     GEMM's slowdown (the copy engine's should be near zero);
 #  3. the low-latency baseline: all_reduce 8 B .. 256 KiB with
-#     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run.
+#     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run;
+#     all_reduce_ll128 checked (purlin-gpu-test --quick) and timed 8 B ..
+#     4 MiB, PURLIN_ONE_LAUNCH=0, beside the chooser's plans to 4 MiB.
 #
 # The TMA bulk datapath (sm_90_tma) has its own pair of steps, the same
 # way: tools/gpu-tma.sh gen / run.
@@ -65,6 +69,9 @@ gen)
   renamed all_reduce all_reduce_ll
   "$P" "$DIR/src/all_reduce_ll.purlin" --target=sm_90 --strategy=staged_ll --lanes=8 \
     --chunks=1 --aot=bf16:sum -o "$DIR" || exit 1
+  renamed all_reduce all_reduce_ll128
+  "$P" "$DIR/src/all_reduce_ll128.purlin" --target=sm_90 --strategy=staged_ll128 \
+    --aot=bf16:sum -o "$DIR" || exit 1
   rm -f "$DIR/registry.cpp"
   "$P" examples/all_gather.purlin --emit=snac --target=ce >"$DIR/src/all_gather_ce.snac.mlir"
   echo "$DIR: $(ls "$DIR"/*.purlin.cpp | wc -l) copy-engine collectives, $(ls "$DIR"/*.purlin.cu | wc -l) sm_90"
@@ -135,6 +142,20 @@ run)
     PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C all_reduce_ll -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
   } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
   step "bench low latency: $(( $(date +%s) - t0 )) s, see $LOG/bench-ll.log"
+
+  # 3b. LL128 lines: checked, then timed to 4 MiB beside the chooser's plans
+  PURLIN_ONE_LAUNCH=0 timeout 120 $T --quick --only all_reduce_ll128 >"$LOG/ll128-test.log" 2>&1
+  step "gpu test all_reduce_ll128, PURLIN_ONE_LAUNCH=0: rc=$? $(tail -1 "$LOG/ll128-test.log")"
+  timeout 120 $T --quick --only all_reduce_ll128 >"$LOG/ll128-test-one.log" 2>&1
+  step "gpu test all_reduce_ll128, one launch: rc=$? $(tail -1 "$LOG/ll128-test-one.log")"
+  t0=$(date +%s)
+  {
+    echo "# all_reduce staged_ll128 (16 lanes, 1 chunk), PURLIN_ONE_LAUNCH=0"
+    PURLIN_ONE_LAUNCH=0 timeout 90 $BE -C all_reduce_ll128 -g 8 -d bf16 -o sum -b 8 -e 4M -f 4 -n 200 -w 20 -c 1
+    echo "# all_reduce, the chooser's plans, PURLIN_ONE_LAUNCH=0, to 4 MiB"
+    PURLIN_ONE_LAUNCH=0 timeout 90 $BE -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 4M -f 4 -n 200 -w 20 -c 1
+  } 2>&1 | tee "$LOG/bench-ll128.log" | grep -v "^# size"
+  step "bench LL128: $(( $(date +%s) - t0 )) s, see $LOG/bench-ll128.log"
 
   echo "== summary"
   printf '%s\n' "${summary[@]}"

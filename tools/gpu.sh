@@ -97,33 +97,37 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# The low-latency protocol (staged_ll), when its kernels were generated here
-# (`for f in examples/*.purlin; do purlinc $f --strategy=staged_ll
-# --target=sm_90 -o gen-ll; done`) and carried as gen-ll/: its own build
-# (every collective has only that plan), the GPU tests, and the small-message
-# latency with the boundary barriers kept (as on several GPUs) beside the
-# default plans'.
-LL=${PURLIN_GEN_LL:-gen-ll}
-if [ -n "$(ls "$LL"/*.purlin.cu 2>/dev/null)" ]; then
-  cmake -G Ninja -S . -B build-gpu-ll -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+# The low-latency protocol, when its kernels were generated here and carried:
+# gen-ll/ (staged_ll: LL lines) and gen-ll128/ (staged_ll128: LL128 lines),
+# each with `for f in examples/*.purlin; do purlinc $f --strategy=S
+# --target=sm_90 -o DIR; done`. Per folder: its own build (every
+# collective has only that plan), the GPU tests, and the latency with the
+# boundary barriers kept (as on several GPUs) and not, beside the default
+# plans': LL up to 64 KiB, LL128 (mid sizes) up to 4 MiB. staged_ll128 has
+# not run on a GPU before (docs/runtime.md, "The low-latency protocol").
+lowLatency() { # NAME (ll, ll128) DIR LARGEST
+  local name=$1 dir=$2 e=$3 b=build-gpu-$1
+  [ -n "$(ls "$dir"/*.purlin.cu 2>/dev/null)" ] || return 0
+  cmake -G Ninja -S . -B $b -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
-    -DPURLIN_GEN_DIR=$PWD/$LL >"$LOG/configure-ll.log" 2>&1 \
-    && ninja -C build-gpu-ll -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build-ll.log" 2>&1 \
-    || step "staged_ll: build FAILED (see $LOG/build-ll.log)"
-  if [ -x build-gpu-ll/test/gpu/purlin-gpu-test ]; then
-    t0=$(date +%s)
-    build-gpu-ll/test/gpu/purlin-gpu-test --quick 2>&1 | tee "$LOG/gpu-test-ll.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -40
-    step "staged_ll gpu tests (--quick, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test-ll.log")"
-    {
-      for one in 1 0; do
-        echo "# PURLIN_ONE_LAUNCH=$one: staged_ll, then the default plans"
-        PURLIN_ONE_LAUNCH=$one build-gpu-ll/tools/purlin-bench/purlin-bench -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 64K -f 8 -n 1000 -w 100 -c 1
-        PURLIN_ONE_LAUNCH=$one $B -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 64K -f 8 -n 1000 -w 100 -c 1
-      done
-    } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
-    step "staged_ll bench: see $LOG/bench-ll.log"
-  fi
-fi
+    -DPURLIN_GEN_DIR=$PWD/$dir >"$LOG/configure-$name.log" 2>&1 \
+    && ninja -C $b -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build-$name.log" 2>&1 \
+    || step "staged_$name: build FAILED (see $LOG/build-$name.log)"
+  [ -x $b/test/gpu/purlin-gpu-test ] || return 0
+  local t0=$(date +%s)
+  $b/test/gpu/purlin-gpu-test --quick 2>&1 | tee "$LOG/gpu-test-$name.log" | grep -E "FAIL|passed|SKIPPED|timeout" | head -40
+  step "staged_$name gpu tests (--quick, $(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/gpu-test-$name.log")"
+  {
+    for one in 1 0; do
+      echo "# PURLIN_ONE_LAUNCH=$one: staged_$name, then the default plans"
+      PURLIN_ONE_LAUNCH=$one $b/tools/purlin-bench/purlin-bench -C all_reduce -g 8 -d bf16 -o sum -b 8 -e $e -f 8 -n 1000 -w 100 -c 1
+      PURLIN_ONE_LAUNCH=$one $B -C all_reduce -g 8 -d bf16 -o sum -b 8 -e $e -f 8 -n 1000 -w 100 -c 1
+    done
+  } 2>&1 | tee "$LOG/bench-$name.log" | grep -v "^# size"
+  step "staged_$name bench: see $LOG/bench-$name.log"
+}
+lowLatency ll "${PURLIN_GEN_LL:-gen-ll}" 64K
+lowLatency ll128 "${PURLIN_GEN_LL128:-gen-ll128}" 4M
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"

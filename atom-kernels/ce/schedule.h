@@ -81,8 +81,8 @@ constexpr const char *kEpilogueError =
     "the copy engine only copies bytes: an epilogue (arithmetic on what a "
     "rank receives) runs on the SM datapath";
 constexpr const char *kLinesError =
-    "flagged lines (the low-latency protocol) are polled by a kernel: this "
-    "plan runs on the SM datapath";
+    "flagged lines (the low-latency protocol, LL or LL128) are polled by a "
+    "kernel: this plan runs on the SM datapath";
 
 /// The recording target of one rank (the Target contract of Exec.h, with
 /// one lane of one thread; nothing waits while recording).
@@ -156,16 +156,16 @@ public:
     return true;
   }
 
-  /// Flagged lines: declined (the step's Moves then reach move(), which
-  /// refuses them with the reason).
-  bool pushLines(const char *, char *const *, int, int64_t, int64_t, int64_t,
-                 int, int) {
+  /// Flagged lines, of either format: declined (the step's Moves then
+  /// reach move(), which refuses them with the reason).
+  bool pushLines(int, const char *, char *const *, int, int64_t, int64_t,
+                 int64_t, int, int) {
     return false;
   }
 
   /// Flagged consume: declined, as pushLines.
-  int consumeLines(const char *const *, int, char *, int64_t, int64_t, int64_t,
-                   int, int, int) {
+  int consumeLines(int, const char *const *, int, char *, int64_t, int64_t,
+                   int64_t, int, int, int) {
     return 0;
   }
 

@@ -159,12 +159,12 @@ public:
 
   // A flagged register push: the names of the source range as lines into
   // each destination slot (moveLines on a flat Move per destination).
-  bool pushLines(const char *src, char *const *dst, int ndst, int64_t soff,
-                 int64_t doff, int64_t bytes, int, int) {
+  bool pushLines(int fmt, const char *src, char *const *dst, int ndst,
+                 int64_t soff, int64_t doff, int64_t bytes, int, int) {
     const int es = S_.elemSize;
     if (ndst < 1 || ndst > exec::kRegPtrs || bytes % es || soff % es || doff % es)
       return false;
-    exec::Move m = exec::linesPushMove(src, soff, doff, bytes, es);
+    exec::Move m = exec::linesPushMove(fmt, src, soff, doff, bytes, es);
     for (int i = 0; i < ndst; ++i) {
       m.dst[0] = dst[i];
       moveLines(m, doff / es, (doff + bytes) / es);
@@ -173,13 +173,13 @@ public:
   }
   // A flagged register consume: the slots' lines of the range, polled and
   // combined in source order (moveLines on one flat Move).
-  int consumeLines(const char *const *src, int nsrc, char *dst, int64_t soff,
-                   int64_t doff, int64_t bytes, int op, int, int) {
+  int consumeLines(int fmt, const char *const *src, int nsrc, char *dst,
+                   int64_t soff, int64_t doff, int64_t bytes, int op, int, int) {
     const int es = S_.elemSize;
     if (nsrc < 1 || nsrc > exec::kRegPtrs || bytes % es || soff % 8 || doff % es)
       return 0;
     const exec::Move m =
-        exec::linesConsumeMove(src, nsrc, dst, soff, doff, bytes, es, op);
+        exec::linesConsumeMove(fmt, src, nsrc, dst, soff, doff, bytes, es, op);
     return moveLines(m, soff / es, (soff + bytes) / es) ? 1 : -1;
   }
   // Epilogues (exec/Epilogue.h): elements as f32 through DType.h, the
@@ -224,12 +224,29 @@ public:
       storeFAs(exec::kElemF32, base, i + j, v[j]);
   }
 
-  // Flagged lines (the low-latency protocol), in the SM targets' format: a
-  // 16-byte line holds data bytes 0-3, the flag, data bytes 4-7, the flag;
-  // the flag is the low 32 bits of the epoch. Here the data is written
-  // first and each flag with a release store; a reader acquires both flags
-  // and then reads the data.
-  static int64_t lineOff(int byte) { return byte < 4 ? byte : byte + 4; }
+  // Flagged lines (the low-latency protocol), in the SM targets' formats
+  // (exec/Lines.h): LL, a 16-byte line of data bytes 0-3, the flag, data
+  // bytes 4-7, the flag (the low 32 bits of the epoch); LL128, a 128-byte
+  // line of 120 data bytes and the flag word (the epoch). Here, in both,
+  // a line's data is written first and its flags with release stores; a
+  // reader acquires the flags and then reads the data (the SM's LL128
+  // does just that; its LL stores and loads a line at once).
+  void storeFlags(char *slot, int fmt, int64_t j) const {
+    char *f = slot + exec::lineFlagOf(fmt, j);
+    if (fmt == exec::kFmtLL128) {
+      __atomic_store_n((uint64_t *)f, epoch_, __ATOMIC_RELEASE);
+      return;
+    }
+    __atomic_store_n((uint32_t *)f, (uint32_t)epoch_, __ATOMIC_RELEASE);
+    __atomic_store_n((uint32_t *)(f + 8), (uint32_t)epoch_, __ATOMIC_RELEASE);
+  }
+  bool flagsSet(const char *slot, int fmt, int64_t j) const {
+    const char *f = slot + exec::lineFlagOf(fmt, j);
+    if (fmt == exec::kFmtLL128)
+      return __atomic_load_n((const uint64_t *)f, __ATOMIC_ACQUIRE) == epoch_;
+    return __atomic_load_n((const uint32_t *)f, __ATOMIC_ACQUIRE) == (uint32_t)epoch_ &&
+           __atomic_load_n((const uint32_t *)(f + 8), __ATOMIC_ACQUIRE) == (uint32_t)epoch_;
+  }
   int64_t nameOffset(const exec::Box &bx, int64_t t, bool src) const {
     int64_t off = src ? bx.sbase : bx.dbase, rem = t;
     for (int j = bx.nfree - 1; j >= 0; --j) {
@@ -239,48 +256,47 @@ public:
     }
     return off;
   }
+  // Element t of a slot of lines, byte by byte (LL splits an 8-byte
+  // element around the flag).
+  void slotElem(int fmt, const char *slot, int64_t t, uint8_t *out) const {
+    const int es = S_.elemSize;
+    for (int k = 0; k < es; ++k)
+      out[k] = (uint8_t)slot[exec::lineByteOf(fmt, t * es + k)];
+  }
   bool moveLines(const exec::Move &m, int64_t a, int64_t b) {
-    const int es = S_.elemSize, epl = 8 / es; // elements per line
-    const uint32_t flag = (uint32_t)epoch_;
+    const int es = S_.elemSize, fmt = m.fmt;
+    const int64_t epl = exec::lineData(fmt) / es; // elements per line
     const exec::Box &bx = m.box;
     for (int64_t j = a / epl; j * epl < b; ++j) {
       jitter();
-      const int64_t t0 = j * epl, t1 = t0 + epl < b ? t0 + epl : b;
+      const int64_t t0 = j * epl > a ? j * epl : a, t1 = j * epl + epl < b ? j * epl + epl : b;
       if (m.ll == exec::kLinesDst) {
-        uint8_t *line = (uint8_t *)m.dst[0] + j * 16;
-        uint8_t data[8] = {0};
-        for (int64_t t = t0; t < t1; ++t)
-          std::memcpy(data + (t - t0) * es,
-                      m.src[0] + (m.srcFlat ? t : nameOffset(bx, t, true)) * es, es);
-        for (int k = 0; k < 8; ++k)
-          line[lineOff(k)] = data[k];
-        __atomic_store_n((uint32_t *)(line + 4), flag, __ATOMIC_RELEASE);
-        __atomic_store_n((uint32_t *)(line + 12), flag, __ATOMIC_RELEASE);
+        for (int64_t t = t0; t < t1; ++t) {
+          const char *e = m.src[0] + (m.srcFlat ? t : nameOffset(bx, t, true)) * es;
+          for (int k = 0; k < es; ++k)
+            m.dst[0][exec::lineByteOf(fmt, t * es + k)] = e[k];
+        }
+        storeFlags(m.dst[0], fmt, j);
         continue;
       }
-      // kLinesSrc: every source's line, then the names of the line.
-      uint8_t data[exec::kMaxRanks][8];
+      // kLinesSrc: every source's line (its flags, then its data), then the
+      // names of the line.
       for (int s = 0; s < m.nsrc; ++s) {
-        const uint8_t *line = (const uint8_t *)m.src[s] + j * 16;
-        auto ready = [&] {
-          return __atomic_load_n((const uint32_t *)(line + 4), __ATOMIC_ACQUIRE) == flag &&
-                 __atomic_load_n((const uint32_t *)(line + 12), __ATOMIC_ACQUIRE) == flag;
-        };
         auto start = std::chrono::steady_clock::now();
-        for (uint32_t i = 1; !ready(); ++i) {
+        for (uint32_t i = 1; !flagsSet(m.src[s], fmt, j); ++i) {
           std::this_thread::yield();
           if ((i & 255) == 0 && std::chrono::steady_clock::now() - start >
                                     std::chrono::milliseconds(cfg_->timeoutMs))
             return false;
         }
-        for (int k = 0; k < 8; ++k)
-          data[s][k] = line[lineOff(k)];
       }
       const uint8_t *srcs[exec::kMaxRanks];
-      uint8_t val[16];
+      uint8_t data[exec::kMaxRanks][16], val[16];
       for (int64_t t = t0; t < t1; ++t) {
-        for (int s = 0; s < m.nsrc; ++s)
-          srcs[s] = data[s] + (t - t0) * es;
+        for (int s = 0; s < m.nsrc; ++s) {
+          slotElem(fmt, m.src[s], t, data[s]);
+          srcs[s] = data[s];
+        }
         reduceElement(cfg_->dtype, (RedOp)m.op, srcs, m.nsrc, val);
         const int64_t dof = m.dstFlat ? t : nameOffset(bx, t, false);
         for (int i = 0; i < m.ndst; ++i)

@@ -36,7 +36,7 @@
 namespace purlin {
 namespace tma {
 
-template <class E, uint32_t OPS, bool LINES = true>
+template <class E, uint32_t OPS, int LINES = exec::kLinesAll>
 class Target : public sm::Target<E, OPS, LINES> {
   using Base = sm::Target<E, OPS, LINES>;
 

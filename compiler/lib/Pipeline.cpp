@@ -44,6 +44,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.epilogueSmallBytes = o.epilogueSmallBytes;
   infer.llBytes = o.llBytes;
   infer.epilogueUnfusedBytes = o.epilogueUnfusedBytes;
+  infer.ll128Bytes = o.ll128Bytes;
   pm.addPass(createSnacInfer(infer));
   SnacCheckOptions check;
   check.maxRanks = o.maxRanks;
@@ -98,6 +99,13 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.epilogueUnfusedBytes < 0) {
     error = "--epilogue-unfused-bytes must not be negative (0: no unfused "
             "band), got " + std::to_string((int64_t)p.epilogueUnfusedBytes);
+    return false;
+  }
+  if (p.ll128Bytes < 0 || (p.ll128Bytes > 0 && p.ll128Bytes <= p.llBytes)) {
+    error = "--ll128-bytes must be 0 (no LL128 band) or exceed --ll-bytes (" +
+            std::to_string((int64_t)p.llBytes) +
+            ": the LL128 band starts where the LL band ends), got " +
+            std::to_string((int64_t)p.ll128Bytes);
     return false;
   }
   if (p.epilogueSmallBytes < 0) {

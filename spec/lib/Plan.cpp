@@ -11,6 +11,7 @@ const char *const kSelections[] = {"mine", "owned"};
 const char *const kSources[] = {"input",   "scratch", "staging",
                                 "partial", "output",  "received"};
 const char *const kDests[] = {"self", "all", "partial", "received"};
+const char *const kLineFormats[] = {"none", "ll", "ll128"};
 
 template <class E, size_t N>
 bool parseName(const char *const (&names)[N], const std::string &s, E &out) {
@@ -29,16 +30,24 @@ const char *peerSetName(PeerSet p) { return kPeerSets[(int)p]; }
 const char *selectionName(Selection s) { return kSelections[(int)s]; }
 const char *sourceKindName(SourceKind s) { return kSources[(int)s]; }
 const char *destKindName(DestKind d) { return kDests[(int)d]; }
+const char *lineFormatName(LineFormat f) { return kLineFormats[(int)f]; }
+std::string flaggedWords(LineFormat f) {
+  if (f == LineFormat::None)
+    return "";
+  return f == LineFormat::LL ? "flagged" : std::string("flagged ") + lineFormatName(f);
+}
 bool parseStageMode(const std::string &s, StageMode &o) { return parseName(kStageModes, s, o); }
 bool parsePeerSet(const std::string &s, PeerSet &o) { return parseName(kPeerSets, s, o); }
 bool parseSelection(const std::string &s, Selection &o) { return parseName(kSelections, s, o); }
 bool parseSourceKind(const std::string &s, SourceKind &o) { return parseName(kSources, s, o); }
 bool parseDestKind(const std::string &s, DestKind &o) { return parseName(kDests, s, o); }
+bool parseLineFormat(const std::string &s, LineFormat &o) { return parseName(kLineFormats, s, o); }
 
 const std::vector<std::string> &strategyNames() {
   static const std::vector<std::string> names = {
       "direct", "direct_copy", "two_shot", "two_shot_copy", "staged",
-      "staged_ll", "direct_unfused", "direct_copy_unfused", "two_shot_unfused"};
+      "staged_ll", "staged_ll128", "direct_unfused", "direct_copy_unfused",
+      "two_shot_unfused"};
   return names;
 }
 
@@ -60,8 +69,8 @@ std::string writePlan(const Plan &p) {
     switch (st.kind) {
     case StepKind::Stage:
       s += std::string(" ") + stageModeName(st.stage);
-      if (st.flagged)
-        s += " flagged";
+      if (st.flagged())
+        s += " " + flaggedWords(st.lines);
       break;
     case StepKind::Notify:
     case StepKind::Wait:
@@ -77,8 +86,8 @@ std::string writePlan(const Plan &p) {
       if (st.ranksLo != 0 || st.ranksHi >= 0)
         s += " ranks " + std::to_string(st.ranksLo) + ".." +
              (st.ranksHi < 0 ? std::string("R") : std::to_string(st.ranksHi));
-      if (st.flagged)
-        s += " flagged";
+      if (st.flagged())
+        s += " " + flaggedWords(st.lines);
       if (st.epilogue)
         s += " epilogue";
       break;

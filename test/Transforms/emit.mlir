@@ -91,7 +91,7 @@ snac.program @all_reduce_direct of @all_reduce "direct" lanes 2 chunks 1 band [0
 // CHECK-NEXT:    notify<Clause0>(t, 1 /*free*/, kPeersSrcs, 0, kBoundary);
 // CHECK-NEXT:    wait<Clause0>(t, 1 /*free*/, kPeersDsts, 0, kBoundary);
 // CHECK-NEXT:  }
-// CHECK:         off = layoutSlots<Clause0>(S, false, off);
+// CHECK:         off = layoutSlots<Clause0>(S, 0, off);
 // CHECK:       PURLIN_PLAN_ENTRY(p0, plan_0, 0, 1, 0)
 // SM90-LABEL:  // all_gather.purlin.cu
 layout.collective @all_gather {

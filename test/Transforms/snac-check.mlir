@@ -480,6 +480,119 @@ snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
 
 // -----
 
+// LL128 lines: a flagged consume reads its push's line format; LL lines
+// are no LL128 lines.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0 flagged
+    // expected-error @+1 {{a flagged ll128 consume reads staging slots of clause 0 that no earlier flagged ll128 push stage fills (the push's lines are flagged ll)}}
+    snac.consume mine from staging to self clause 0 flagged ll128
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+// ... nor the reverse.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0 flagged ll128
+    // expected-error @+1 {{a flagged consume reads staging slots of clause 0 that no earlier flagged push stage fills (the push's lines are flagged ll128)}}
+    snac.consume mine from staging to self clause 0 flagged
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+// A clause's slots have one layout: two pushes of it in two line formats
+// (or one flagged and one not) write past each other's lines.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0 flagged ll128
+    // expected-error @+1 {{push stage of clause 0 writes flagged ll lines into staging slots that an earlier push of the clause lays out as flagged ll128 lines: a clause's slots have one line format}}
+    snac.stage push clause 0 flagged
+    snac.consume mine from staging to self clause 0 flagged ll128
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  snac.signal @free
+  snac.chunks {
+    snac.stage push clause 0
+    // expected-error @+1 {{push stage of clause 0 writes flagged ll128 lines into staging slots that an earlier push of the clause lays out as plain data (not flagged): a clause's slots have one line format}}
+    snac.stage push clause 0 flagged ll128
+    // expected-error @+1 {{a flagged ll128 consume reads staging slots of clause 0 that no earlier flagged ll128 push stage fills (the push's lines are not flagged)}}
+    snac.consume mine from staging to self clause 0 flagged ll128
+  }
+  snac.notify @free to srcs clause 0 boundary
+  snac.wait @free from dsts clause 0 boundary
+}
+
+// -----
+
+// LL128's flags order a consume after the push of its launch, not the next
+// launch's push after the consume: without 'free', a contributor rewrites
+// a line (its data, then its flag) that its destination is still reading.
+layout.collective @all_gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[*][r * C + i] copy
+}
+snac.program @p of @all_gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged ll128
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads the flag of line 0 of staging slot 1 of rank 0 in launch 1 while rank 1 lane 0 (stage) writes the flag of line 0 of staging slot 1 of rank 0 in launch 2}}
+    snac.consume mine from staging to self clause 0 flagged ll128
+  }
+}
+
+// -----
+
 // The same without flags: a wait that passes on the first launch's notify
 // orders nothing after the peer's next launch. (The checker once joined the
 // clock of the latest notify a word had seen, and missed this.)

@@ -54,6 +54,7 @@ int main(int argc, char **argv) {
   int64_t epilogueSmallBytes = opts.pipeline.epilogueSmallBytes;
   int64_t llBytes = opts.pipeline.llBytes;
   int64_t epilogueUnfusedBytes = opts.pipeline.epilogueUnfusedBytes;
+  int64_t ll128Bytes = opts.pipeline.ll128Bytes;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -108,6 +109,11 @@ int main(int argc, char **argv) {
                  "per rank on, the unfused plans (direct_unfused, "
                  "two_shot_unfused: the epilogue apart from the combine, the "
                  "same results; 0, the default: none)");
+  app.add_option("--ll128-bytes", ll128Bytes,
+                 "auto: from --ll-bytes up to this many bytes per rank, a "
+                 "staged_ll128 plan (128-byte flagged lines) chosen only "
+                 "where the ranks run in several launches (0, the default: "
+                 "none; else above --ll-bytes)");
   app.add_flag("--print-ir-after-all", opts.printIRAfterAll,
                "print the IR after the import and after every pass to stderr");
   app.add_option("--dump-stages", opts.dumpDir,
@@ -134,6 +140,7 @@ int main(int argc, char **argv) {
   opts.pipeline.epilogueSmallBytes = epilogueSmallBytes;
   opts.pipeline.llBytes = llBytes;
   opts.pipeline.epilogueUnfusedBytes = epilogueUnfusedBytes;
+  opts.pipeline.ll128Bytes = ll128Bytes;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");

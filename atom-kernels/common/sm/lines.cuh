@@ -1,11 +1,14 @@
-// Flagged lines: the low-latency protocol of the SM datapath. A staged
-// 16-byte line holds 8 data bytes and, twice, a 32-bit flag (the low half
-// of the launch's epoch): {data 0-3, flag, data 4-7, flag}. A writer stores
-// the line in one 16-byte store; each {4 data bytes, flag} half is an
-// aligned 8-byte unit, so a reader that sees both flags equal to its epoch
-// has both halves of this launch's data. No fence and no separate signal:
-// the flag travels with the data. (The host target keeps the same format
-// with release/acquire flags: atom-kernels/host/target.h.)
+// Flagged lines: the low-latency protocol of the SM datapath, in its two
+// formats (exec/Lines.h): LL here, LL128 in lines128.cuh; the dispatch of
+// exec's moves to either at the end.
+//
+// LL: a staged 16-byte line holds 8 data bytes and, twice, a 32-bit flag
+// (the low half of the launch's epoch): {data 0-3, flag, data 4-7, flag}.
+// A writer stores the line in one 16-byte store; each {4 data bytes, flag}
+// half is an aligned 8-byte unit, so a reader that sees both flags equal to
+// its epoch has both halves of this launch's data. No fence and no
+// separate signal: the flag travels with the data. (The host target keeps
+// the same format with release/acquire flags: atom-kernels/host/target.h.)
 //
 // Stale lines never match: a slot's lines carry an older epoch, and a plan
 // with flagged lines gets scratch of its own, zeroed at allocation
@@ -18,6 +21,7 @@
 #include "purlin/spec/Exec.h"
 #include "common/sm/aux.h"
 #include "common/sm/elem.cuh"
+#include "common/sm/lines128.cuh"
 #include "common/sm/move.cuh"
 #include "common/sm/sync.cuh"
 
@@ -197,10 +201,10 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
 /// each, one load) before it stores them, each line to every slot; no
 /// Move, no shared memory. False (nothing done) where the source is not
 /// 8-byte aligned or doff is not a line's start.
-__device__ __forceinline__ bool pushLines(const char *src, char *const *dst,
-                                          int nd, int64_t soff, int64_t doff,
-                                          int64_t bytes, int tid, int nthr,
-                                          uint32_t flag) {
+__device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
+                                            int nd, int64_t soff, int64_t doff,
+                                            int64_t bytes, int tid, int nthr,
+                                            uint32_t flag) {
   if (nd < 1 || nd > kFastPtrs || (((uintptr_t)(src + soff)) & 7) ||
       (doff & 7))
     return false;
@@ -316,46 +320,116 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
   return true;
 }
 
-/// exec's consumeLines contract with the op dispatched (one slot, or a
-/// copy, takes the copy path): 1 done, 0 declined (nothing done: more
-/// slots than registers hold, soff not a line's start, or an op the kernel
-/// is not built for), -1 a line did not arrive in time.
-template <class E, uint32_t OPS>
-__device__ __forceinline__ int consumeLines(const char *const *src, int ns,
-                                            char *dst, int64_t soff,
+/// The op of a consume dispatched to F<OP>: a copy, or one contribution,
+/// takes the copy path. False: an op this kernel is not built for.
+template <class E, uint32_t OPS, class F>
+__device__ __forceinline__ bool withLinesOp(int op, int nsrc, F &&f) {
+  if (op == exec::kCopy || nsrc == 1) {
+    f(OpConst<exec::kCopy>());
+    return true;
+  }
+  return withReduction<E, OPS>(op, f);
+}
+
+// The dispatch below builds the formats in FMTS only (exec::LineFmtBits:
+// the plan's; Target's LINES), and the caller never asks another.
+
+/// exec's pushLines contract in line format fmt: false (nothing done)
+/// where the target declines: more slots than registers hold, or (LL) a
+/// source not 8-byte aligned or (both) doff not a line's start.
+template <class E, int FMTS>
+__device__ __forceinline__ bool pushLines(int fmt, const char *src,
+                                          char *const *dst, int nd,
+                                          int64_t soff, int64_t doff,
+                                          int64_t bytes, int tid, int nthr,
+                                          const LineCtx &ctx) {
+  if constexpr ((FMTS & exec::kLinesLL128Bit) != 0) {
+    if (fmt == exec::kFmtLL128) {
+      if (nd < 1 || nd > kFastPtrs || doff % kL128Data || (nthr & 31))
+        return false;
+      L128Plain s;
+      s.base = (char *)src + soff - doff; // slot data byte d at base + d
+      pushLines128Run<typename E::Raw>(s, dst, nd, doff, doff + bytes, tid,
+                                       nthr, ctx);
+      return true;
+    }
+  }
+  if constexpr ((FMTS & exec::kLinesLLBit) != 0)
+    return pushLinesLL(src, dst, nd, soff, doff, bytes, tid, nthr,
+                       (uint32_t)ctx.flag);
+  return false;
+}
+
+/// exec's consumeLines contract in line format fmt, the op dispatched: 1
+/// done, 0 declined (nothing done: more slots than registers hold, soff
+/// not a line's start (LL), or an op the kernel is not built for), -1 a
+/// line did not arrive in time.
+template <class E, uint32_t OPS, int FMTS>
+__device__ __forceinline__ int consumeLines(int fmt, const char *const *src,
+                                            int ns, char *dst, int64_t soff,
                                             int64_t doff, int64_t bytes,
                                             int op, int tid, int nthr,
-                                            uint32_t flag, uint64_t timeout) {
-  if (ns < 1 || ns > kFastPtrs || (soff & 7) || bytes % sizeof(typename E::Raw))
+                                            const LineCtx &ctx) {
+  const bool ll128 = (FMTS & exec::kLinesLL128Bit) != 0 && fmt == exec::kFmtLL128;
+  if (ns < 1 || ns > kFastPtrs || bytes % sizeof(typename E::Raw) ||
+      (ll128 ? (nthr & 31) != 0 : (soff & 7) != 0))
     return 0;
-  if (op == exec::kCopy || ns == 1)
-    return consumeLinesOp<E, exec::kCopy>(src, ns, dst, soff, doff, bytes, tid,
-                                          nthr, flag, timeout) ? 1 : -1;
+  L128Plain d;
+  d.base = dst + doff - soff; // slot data byte x to base + x
   bool arrived = true;
-  if (!withReduction<E, OPS>(op, [&](auto o) {
-        arrived = consumeLinesOp<E, decltype(o)::value>(
-            src, ns, dst, soff, doff, bytes, tid, nthr, flag, timeout);
+  if (!withLinesOp<E, OPS>(op, ns, [&](auto o) {
+        constexpr int OP = decltype(o)::value;
+        if constexpr ((FMTS & exec::kLinesLL128Bit) != 0)
+          if (ll128) {
+            arrived = consumeLines128Run<E, OP>(src, ns, d, soff, soff + bytes,
+                                                tid, nthr, ctx);
+            return;
+          }
+        if constexpr ((FMTS & exec::kLinesLLBit) != 0)
+          arrived = consumeLinesOp<E, OP>(src, ns, dst, soff, doff, bytes, tid,
+                                          nthr, (uint32_t)ctx.flag, ctx.timeout());
       }))
     return 0;
   return arrived ? 1 : -1;
 }
 
-/// The flagged move with its op dispatched (a copy, or one contribution,
-/// takes the copy path). `ok` false: the op cannot run in this kernel (a
-/// copy-only instantiation, or an op it is not built for).
-template <class E, uint32_t OPS>
+/// A Move with a flagged side (m.ll, in format m.fmt), names [a, b), the
+/// op dispatched. `ok` false: the op cannot run in this kernel (a
+/// copy-only instantiation, or an op it is not built for). False: a line
+/// did not arrive in time.
+template <class E, uint32_t OPS, int FMTS>
 __device__ __forceinline__ bool moveLines(const exec::Move &m, int64_t a,
                                           int64_t b, int tid, int nthr,
-                                          uint32_t flag, uint64_t timeout,
-                                          bool &ok) {
-  ok = true;
-  if (m.op == exec::kCopy || m.nsrc == 1 || m.ll == exec::kLinesDst)
-    return moveLinesOp<E, exec::kCopy>(m, a, b, tid, nthr, flag, timeout);
+                                          const LineCtx &ctx, bool &ok) {
+  constexpr int es = sizeof(typename E::Raw);
   bool arrived = true;
-  ok = withReduction<E, OPS>(m.op, [&](auto o) {
-    arrived = moveLinesOp<E, decltype(o)::value>(m, a, b, tid, nthr, flag,
-                                                 timeout);
-  });
+  ok = true;
+  if constexpr ((FMTS & exec::kLinesLL128Bit) != 0) {
+    if (m.fmt == exec::kFmtLL128) {
+      // exec's moves are whole warps; a push writes slots (up to kFastPtrs),
+      // a flagged consume one side (this rank's output or partial results).
+      if ((nthr & 31) || m.ndst > kFastPtrs || (m.ll == exec::kLinesSrc && m.ndst != 1))
+        __trap();
+      if (m.ll == exec::kLinesDst) {
+        pushLines128Run<typename E::Raw>(plainOf(m, true, 0, es), m.dst, m.ndst,
+                                         a * es, b * es, tid, nthr, ctx);
+        return true;
+      }
+      const L128Plain d = plainOf(m, false, 0, es);
+      ok = withLinesOp<E, OPS>(m.op, m.nsrc, [&](auto o) {
+        arrived = consumeLines128Run<E, decltype(o)::value>(
+            m.src, m.nsrc, d, a * es, b * es, tid, nthr, ctx);
+      });
+      return arrived;
+    }
+  }
+  if constexpr ((FMTS & exec::kLinesLLBit) != 0)
+    ok = withLinesOp<E, OPS>(m.ll == exec::kLinesDst ? exec::kCopy : m.op,
+                             m.nsrc, [&](auto o) {
+                               arrived = moveLinesOp<E, decltype(o)::value>(
+                                   m, a, b, tid, nthr, (uint32_t)ctx.flag,
+                                   ctx.timeout());
+                             });
   return arrived;
 }
 

@@ -74,22 +74,30 @@ __device__ __forceinline__ int signalState(uint64_t x, uint64_t v) {
   return (x >> kEpochBits) == (v >> kEpochBits) ? 1 : -1;
 }
 
-/// Polls until the word reaches v (signalState); 1 then, 0 after the
-/// timeout (aux[1] ns, or the default), -1 on a fingerprint mismatch. The
-/// caller fences before use.
-__device__ __forceinline__ int waitWord(const uint64_t *w, uint64_t v,
-                                        const uint64_t *aux, bool gpu) {
-  int s = signalState(loadRelaxed(w, gpu), v);
+/// Polls the word (relaxed) until state(word) is not 0, and returns it; 0
+/// after the timeout (aux[1] ns, or the default). The caller fences before
+/// use.
+template <class State>
+__device__ __forceinline__ int pollWord(const uint64_t *w, const uint64_t *aux,
+                                        bool gpu, State state) {
+  int s = state(loadRelaxed(w, gpu));
   if (s)
     return s;
   const uint64_t timeout = aux[1] ? aux[1] : kDefaultTimeoutNs;
   const uint64_t start = globalTimerNs();
   for (uint32_t i = 1;; ++i) {
-    if ((s = signalState(loadRelaxed(w, gpu), v)))
+    if ((s = state(loadRelaxed(w, gpu))))
       return s;
     if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
       return 0;
   }
+}
+
+/// Polls until the word reaches v (signalState); 1 then, 0 after the
+/// timeout, -1 on a fingerprint mismatch. The caller fences before use.
+__device__ __forceinline__ int waitWord(const uint64_t *w, uint64_t v,
+                                        const uint64_t *aux, bool gpu) {
+  return pollWord(w, aux, gpu, [v](uint64_t x) { return signalState(x, v); });
 }
 
 /// Records the first error of the communicator (mapped host memory).

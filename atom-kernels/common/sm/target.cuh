@@ -18,7 +18,7 @@
 //
 // Another datapath built on these atoms (atom-kernels/tma: the same lanes
 // and signals, other moves) names its lane class and host launch before
-// its plans' entries: PURLIN_SM_ATOMS (a class template <E, OPS, LINES>
+// its plans' entries: PURLIN_SM_ATOMS (a class template <E, OPS, int LINES>
 // with this Target's members, default ::purlin::sm::Target) and
 // PURLIN_SM_LAUNCH (launch()'s signature, default ::purlin::sm::launch).
 #pragma once
@@ -100,10 +100,12 @@ template <class Raw> struct RawVec {
 };
 /// One lane (thread block) of one rank. Element type E; the op comes with
 /// each move (the launch's op, or the clause's), one of those in OPS.
-/// LINES: the plan has flagged-line moves (the low-latency protocol); a plan
-/// without them does not instantiate the flagged move, the largest code of a
-/// kernel (it halved the first-use compile of all_reduce's plans).
-template <class E, uint32_t OPS, bool LINES = true> class Target {
+/// LINES: the line formats of the plan's flagged-line moves (the low-latency
+/// protocol; exec::LineFmtBits, 0: none); a plan without them does not
+/// instantiate the flagged moves, the largest code of a kernel (it halved
+/// the first-use compile of all_reduce's plans), and a plan of one format
+/// not the other's.
+template <class E, uint32_t OPS, int LINES = exec::kLinesAll> class Target {
 public:
   /// `syncs`: some notify or wait of the plan runs in this launch. Only
   /// then is the aux word read (at kernel start, where its latency hides);
@@ -176,11 +178,12 @@ public:
   __device__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
                        int nthr) {
     if (m.ll != exec::kLinesNone) {
-      if constexpr (LINES) {
+      if constexpr (LINES != 0) {
+        if (!(LINES & exec::lineFmtBit(m.fmt)))
+          __trap(); // purlinc said the plan has no lines of this format: a purlinc bug
         bool ok;
-        const bool arrived = sm::moveLines<E, OPS>(
-            m, a, b, tid, nthr, (uint32_t)epoch_,
-            aux_[1] ? aux_[1] : kDefaultTimeoutNs, ok);
+        const bool arrived = sm::moveLines<E, OPS, LINES>(m, a, b, tid, nthr,
+                                                         lineCtx(), ok);
         if (!ok)
           __trap(); // an op this kernel is not built for: a purlinc or runtime bug
         return arrived;
@@ -202,21 +205,29 @@ public:
     return sm::moveVec<E, OPS>(src, nsrc, dst, ndst, soff, doff, bytes, op, tid,
                           nthr);
   }
-  __device__ bool pushLines(const char *src, char *const *dst, int ndst,
-                            int64_t soff, int64_t doff, int64_t bytes, int tid,
-                            int nthr) {
-    return sm::pushLines(src, dst, ndst, soff, doff, bytes, tid, nthr,
-                         (uint32_t)epoch_);
+  /// exec's pushLines, in line format fmt (declined where the plan has no
+  /// lines of it: the generic path then traps).
+  __device__ bool pushLines(int fmt, const char *src, char *const *dst,
+                            int ndst, int64_t soff, int64_t doff,
+                            int64_t bytes, int tid, int nthr) {
+    if constexpr (LINES != 0)
+      return (LINES & exec::lineFmtBit(fmt)) &&
+             sm::pushLines<E, LINES>(fmt, src, dst, ndst, soff, doff, bytes,
+                                     tid, nthr, lineCtx());
+    else
+      return false;
   }
   /// exec's consumeLines: 1 done, 0 declined, -1 a line did not arrive in
   /// time (the step then aborts the lane, which reports the timeout).
-  __device__ int consumeLines(const char *const *src, int nsrc, char *dst,
-                              int64_t soff, int64_t doff, int64_t bytes,
-                              int op, int tid, int nthr) {
-    if constexpr (LINES)
-      return sm::consumeLines<E, OPS>(src, nsrc, dst, soff, doff, bytes, op,
-                                      tid, nthr, (uint32_t)epoch_,
-                                      aux_[1] ? aux_[1] : kDefaultTimeoutNs);
+  __device__ int consumeLines(int fmt, const char *const *src, int nsrc,
+                              char *dst, int64_t soff, int64_t doff,
+                              int64_t bytes, int op, int tid, int nthr) {
+    if constexpr (LINES != 0)
+      return (LINES & exec::lineFmtBit(fmt))
+                 ? sm::consumeLines<E, OPS, LINES>(fmt, src, nsrc, dst, soff,
+                                                   doff, bytes, op, tid, nthr,
+                                                   lineCtx())
+                 : 0;
     else
       return 0; // no flagged lines in this plan: the generic path traps
   }
@@ -348,6 +359,11 @@ public:
   }
 
 private:
+  /// What a flagged-line move needs of this lane (lines128.cuh).
+  __device__ LineCtx lineCtx() const {
+    return LineCtx{epoch_, aux_, (uint32_t)rank_ << 8 | (uint32_t)lane_ << 20,
+                   gpu_};
+  }
   const exec::Shared &S_;
   int rank_, lane_, lanes_;
   bool apart_ = false;
@@ -390,7 +406,7 @@ template <class P> struct PlanApplies<P, VoidT<decltype(P::kApply)>> {
 /// read or written).
 /// Atoms: the lane's class (Target, or another datapath's built on it).
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   PURLIN_EPI_MARK(0);
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
@@ -408,7 +424,7 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
 /// touched (no sync follows the consume but boundary syncs, skipped in one
 /// launch), so no epoch either.
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __device__ __forceinline__ void runApply(const exec::Shared &S, int first) {
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   Atoms<E, OPS, Plan::kLines> t(S, rank, lane, 0, false);
@@ -424,7 +440,7 @@ __device__ __forceinline__ void runApply(const exec::Shared &S, int first) {
 /// slot holds this rank's own signal memory) and the kernel returns before
 /// any other access.
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target, bool kApply = false>
+          template <class, uint32_t, int> class Atoms = Target, bool kApply = false>
 __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
   static_assert(sizeof(exec::Shared) % sizeof(uint64_t) == 0,
                 "exec::Shared is copied in 64-bit words");
@@ -455,25 +471,25 @@ __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
 }
 
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
   runPlan<E, OPS, Plan, Atoms>(S, first);
 }
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     applyKernel(const __grid_constant__ exec::Shared S, int first) {
   runApply<E, OPS, Plan, Atoms>(S, first);
 }
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     planKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms>(slot, first);
 }
 template <class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __global__ void __launch_bounds__(kThreads)
     applyKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms, true>(slot, first);
@@ -494,7 +510,7 @@ inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
 /// built.
 /// kApply: the plan's epilogue launch (applyKernel) instead.
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
-          template <class, uint32_t, bool> class Atoms = Target, int T = 0,
+          template <class, uint32_t, int> class Atoms = Target, int T = 0,
           bool kApply = false>
 const void *kernelFor(int dtype, bool slot) {
   if constexpr (T == kNumDTypeIds) {
@@ -528,7 +544,7 @@ const void *kernelFor(int dtype, bool slot) {
 /// row's vectors (a multiple of 32, at most kThreads). Returns a
 /// cudaError_t.
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream,
                 const void *slot) {
   const void *k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, true>(
@@ -558,7 +574,7 @@ using LaunchFn = int (*)(const void *kernel, const exec::Shared *S, int first,
 /// `slot` null: the kernel takes *S by value; else it reads its shared
 /// state from `slot` (a SharedSlot in device memory; S gives the grid).
 template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
-          template <class, uint32_t, bool> class Atoms = Target,
+          template <class, uint32_t, int> class Atoms = Target,
           LaunchFn Launch = launch>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
           void *stream, const void *slot) {
@@ -583,8 +599,9 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 // built ahead of time (the generated code's kAotDtypes, kAotOps and
 // kClauseOps). REDUCES 0: a copy-only collective, kernels by element size
 // alone. INNER_SYNCS 0: every notify and wait of the plan is a boundary
-// sync. LINES 0: the plan has no flagged-line move (Target's LINES).
-// Defaults 1. Compiled at first use (NVRTC), it defines the kernels
+// sync. LINES: the line formats of the plan's flagged-line moves
+// (exec::LineFmtBits: 1 LL, 2 LL128; 0 none: Target's LINES). Defaults 1
+// (LINES: every format). Compiled at first use (NVRTC), it defines the kernels
 // purlin_jit_NAME and purlin_jit_slot_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
 // ("p2"), the other plans' kernels are empty (their plan functions are not
 // instantiated), so that a first use compiles the one plan it launches.
@@ -597,7 +614,7 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 #define PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                           \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
-    static constexpr bool kLines = (LINES) != 0;                               \
+    static constexpr int kLines = (LINES);                                     \
     static constexpr bool kApply = false;                                      \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };
@@ -606,7 +623,7 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 #define PURLIN_PLAN_FN_APPLY(NAME, FN, INNER_SYNCS, LINES, APPLY, SHAPE)       \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
-    static constexpr bool kLines = (LINES) != 0;                               \
+    static constexpr int kLines = (LINES);                                     \
     static constexpr bool kApply = true;                                       \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
     template <class Tgt> __device__ static void apply(Tgt &t) { APPLY(t); }    \
@@ -634,13 +651,13 @@ constexpr bool jitWants(const char *name) {
 }
 /// runPlan (runPlanSlot) when `Wanted`; nothing instantiated otherwise.
 template <bool Wanted, class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __device__ __forceinline__ void runPlanIf(const exec::Shared &S, int first) {
   if constexpr (Wanted)
     runPlan<E, OPS, Plan, Atoms>(S, first);
 }
 template <bool Wanted, class E, uint32_t OPS, class Plan,
-          template <class, uint32_t, bool> class Atoms = Target>
+          template <class, uint32_t, int> class Atoms = Target>
 __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
                                               int first) {
   if constexpr (Wanted)
@@ -685,10 +702,11 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
   }
 #endif
 #define PURLIN_PLAN_ENTRY_4(NAME, FN, REDUCES, INNER_SYNCS)                    \
-  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, 1)
+  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, ::purlin::exec::kLinesAll)
 #define PURLIN_PLAN_ENTRY_3(NAME, FN, REDUCES)                                 \
-  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, 1, 1)
-#define PURLIN_PLAN_ENTRY_2(NAME, FN) PURLIN_PLAN_ENTRY_5(NAME, FN, 1, 1, 1)
+  PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, 1, ::purlin::exec::kLinesAll)
+#define PURLIN_PLAN_ENTRY_2(NAME, FN)                                          \
+  PURLIN_PLAN_ENTRY_5(NAME, FN, 1, 1, ::purlin::exec::kLinesAll)
 #define PURLIN_PLAN_ENTRY_PICK(_1, _2, _3, _4, _5, _6, _7, M, ...) M
 #define PURLIN_PLAN_ENTRY(...)                                                 \
   PURLIN_PLAN_ENTRY_PICK(__VA_ARGS__, PURLIN_PLAN_ENTRY_7, PURLIN_PLAN_ENTRY_6_NONE, \

@@ -96,6 +96,11 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "epilogue-unfused-bytes",
       llvm::cl::desc("purlin-snac-infer: auto's unfused band with an epilogue"),
       llvm::cl::init(SnacInferOptions().epilogueUnfusedBytes)};
+  Option<int64_t> ll128Bytes{
+      *this, "ll128-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's LL128 band for several "
+                     "launches, from ll-bytes up to this"),
+      llvm::cl::init(SnacInferOptions().ll128Bytes)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

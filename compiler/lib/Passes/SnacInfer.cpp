@@ -29,6 +29,7 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.epilogueSmallBytes = epilogueSmallBytes;
       o.llBytes = llBytes;
       o.epilogueUnfusedBytes = epilogueUnfusedBytes;
+      o.ll128Bytes = ll128Bytes;
       std::vector<Plan> plans;
       std::string error;
       if (!inferPlans(c, o, plans, error)) {

@@ -108,16 +108,30 @@ int Sim::cellAt(const char *p, bool write) {
   return -1;
 }
 
-// The byte of element t in a slot of flagged lines: a 16-byte line holds
-// data bytes 0-3, the flag, data bytes 4-7, the flag (the targets' format).
-int64_t Sim::lineByte(int64_t t) const {
-  const int64_t epl = 8 / es_, k = (t % epl) * es_;
-  return t / epl * 16 + (k < 4 ? k : k + 4);
-}
-
+// Flagged lines (exec/Lines.h), in two models:
+//  - LL: a line's data and its flags are written by one 16-byte store and
+//    read by one load, so each element carries the flag: a flagged write
+//    marks the element's own cell (Cell::flag, and the writer's clock), a
+//    flagged read waits for it and joins that clock;
+//  - LL128: a line's data is written by plain stores, then its flag word
+//    (a cell of its own, written with the writer's clock: the release), and
+//    a reader waits for the flag, joins its clock (the acquire) and then
+//    reads the data as plain cells. So whatever a reader takes from a line
+//    must be ordered before the flag it polled: a line whose data another
+//    lane (or another move of the lane: its threads) writes is a race on
+//    the data, or on the flag, which then has two writers.
+// The flag's accesses are named apart from the data's (bit 31 of a name).
 void Sim::moveNames(const exec::Move &m, int64_t a, int64_t b) {
   const exec::Box &bx = m.box;
   const int64_t seq = ++moveSeq_ << 32;
+  const bool srcLines = m.ll == exec::kLinesSrc, dstLines = m.ll == exec::kLinesDst;
+  const bool flagCells = m.fmt == exec::kFmtLL128; // LL128: a flag word a line
+  const int64_t lineData = exec::lineData(m.fmt);
+  // The flag cell of the line of element t on a lines side at `base`.
+  auto flagCell = [&](const char *base, int64_t t, bool write) {
+    return cellAt(base + exec::lineFlagOf(m.fmt, t * es_ / lineData), write);
+  };
+  const int64_t flagName = seq | 0x80000000ll;
   int kids[exec::kMaxRanks];
   for (int64_t t = a; t < b && !failed_; ++t) {
     int64_t so = bx.sbase, dof = bx.dbase, rem = t;
@@ -127,17 +141,21 @@ void Sim::moveNames(const exec::Move &m, int64_t a, int64_t b) {
       so += cj * bx.sstr[j];
       dof += cj * bx.dstr[j];
     }
-    const bool srcLines = m.ll == exec::kLinesSrc, dstLines = m.ll == exec::kLinesDst;
-    const int64_t sb = srcLines ? lineByte(t) : (m.srcFlat ? t : so) * es_;
-    const int64_t db = dstLines ? lineByte(t) : (m.dstFlat ? t : dof) * es_;
+    const int64_t sb = srcLines ? exec::lineByteOf(m.fmt, t * es_) : (m.srcFlat ? t : so) * es_;
+    const int64_t db = dstLines ? exec::lineByteOf(m.fmt, t * es_) : (m.dstFlat ? t : dof) * es_;
+    // The first element of a line here, and the last.
+    const int64_t line = t * es_ / lineData;
+    const bool lineStart = t == a || (t - 1) * es_ / lineData != line;
+    const bool lineEnd = t + 1 == b || (t + 1) * es_ / lineData != line;
     if (probe_) {
       // A flagged consume polls its source lines: it runs once every line
       // carries this launch's flag.
       // A line flagged by a later launch was overwritten before this one
       // read it: the push of that launch raced with this read.
-      if (srcLines)
+      if (srcLines && (!flagCells || lineStart))
         for (int i = 0; i < m.nsrc && !failed_; ++i) {
-          const int cell = cellAt(m.src[i] + sb, false);
+          const int cell =
+              flagCells ? flagCell(m.src[i], t, false) : cellAt(m.src[i] + sb, false);
           if (cell < 0)
             continue;
           const Cell &c = cells_[cell];
@@ -148,8 +166,13 @@ void Sim::moveNames(const exec::Move &m, int64_t a, int64_t b) {
       continue;
     }
     for (int i = 0; i < m.nsrc; ++i) {
+      if (srcLines && flagCells && lineStart) { // the acquire of the line's flag
+        const int f = flagCell(m.src[i], t, false);
+        if (f >= 0)
+          read(f, flagName | line, true);
+      }
       const int cell = cellAt(m.src[i] + sb, false);
-      kids[i] = cell < 0 ? 0 : read(cell, seq | t, srcLines);
+      kids[i] = cell < 0 ? 0 : read(cell, seq | t, srcLines && !flagCells);
     }
     if (failed_)
       return;
@@ -157,7 +180,12 @@ void Sim::moveNames(const exec::Move &m, int64_t a, int64_t b) {
     for (int i = 0; i < m.ndst; ++i) {
       const int cell = cellAt(m.dst[i] + db, true);
       if (cell >= 0)
-        write(cell, term, seq | t, dstLines);
+        write(cell, term, seq | t, dstLines && !flagCells);
+      if (dstLines && flagCells && lineEnd) { // the release: the line's flag
+        const int f = flagCell(m.dst[i], t, true);
+        if (f >= 0)
+          write(f, term, flagName | line, true);
+      }
     }
   }
 }

@@ -80,12 +80,20 @@ std::string Sim::where(int cell, bool asOutput) const {
     const int64_t lo = S_.stagingOff[k], sb = S_.slotBytes[k];
     if (sa.kind != ScratchArea::Slots || sb <= 0 || byte < lo || byte >= lo + R_ * sb)
       continue;
-    // Flagged lines: data bytes 0-3 at 0-3, 4-7 at 8-11 of each 16.
-    const int64_t in = (byte - lo) % sb, epl = 8 / es_;
-    const int64_t e = sa.flagged ? in / 16 * epl + (in % 16 < 4 ? in % 16 : in % 16 - 4) / es_
-                                 : in / es_;
-    return "element " + std::to_string(e) + " of staging slot " +
-           std::to_string((byte - lo) / sb) + of;
+    // Flagged lines (exec/Lines.h): the data byte at a slot byte, or the
+    // flag of a line (LL128: a word of its own).
+    const int fmt = (int)sa.lines;
+    const int64_t in = (byte - lo) % sb, slot = (byte - lo) / sb;
+    int64_t d = in;
+    if (fmt != exec::kFmtNone) {
+      const int64_t line = in / exec::lineBytes(fmt), k = in % exec::lineBytes(fmt);
+      if (fmt == exec::kFmtLL128 && k >= exec::lineFlagAt(fmt))
+        return "the flag of line " + std::to_string(line) + " of staging slot " +
+               std::to_string(slot) + of;
+      d = line * exec::lineData(fmt) + (fmt == exec::kFmtLL && k >= 8 ? k - 4 : k);
+    }
+    return "element " + std::to_string(d / es_) + " of staging slot " +
+           std::to_string(slot) + of;
   }
   return "scratch byte " + std::to_string(byte) + of;
 }

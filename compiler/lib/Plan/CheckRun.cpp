@@ -87,7 +87,7 @@ template <class C>
 int64_t layoutClause(const ScratchArea &a, const BoundCollective &bc,
                      exec::Shared &S, int64_t off) {
   if (a.kind == ScratchArea::Slots)
-    return exec::layoutSlots<C>(&S, a.flagged, off);
+    return exec::layoutSlots<C>(&S, lineFlags(a.lines), off);
   if (a.kind == ScratchArea::Received) // the model: elements of the launch's type
     return exec::layoutReceived<C>(&S, bc.bufElems[C::kToBuf], S.elemSize, off);
   return exec::layoutPartial<C>(&S, bc.bufElems[C::kFromBuf], off);
@@ -206,13 +206,13 @@ bool SymTarget::moveVec(const char *const *src, int nsrc, char *const *dst,
 
 // The flagged register push, taken or declined by the same turns: the
 // names of the range as lines into each slot (a flat Move per slot).
-bool SymTarget::pushLines(const char *src, char *const *dst, int ndst,
+bool SymTarget::pushLines(int fmt, const char *src, char *const *dst, int ndst,
                           int64_t soff, int64_t doff, int64_t bytes, int, int) {
   const Sim::Proc &p = sim_.procs_[proc_];
   const int64_t es = sim_.es_;
   if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
     return false;
-  exec::Move m = exec::linesPushMove(src, soff, doff, bytes, es);
+  exec::Move m = exec::linesPushMove(fmt, src, soff, doff, bytes, es);
   for (int i = 0; i < ndst; ++i) {
     m.dst[0] = dst[i];
     sim_.moveNames(m, doff / es, (doff + bytes) / es);
@@ -222,15 +222,15 @@ bool SymTarget::pushLines(const char *src, char *const *dst, int ndst,
 
 // The flagged register consume, taken or declined by the same turns: the
 // slots' lines of the range, combined into the destination (one flat Move).
-int SymTarget::consumeLines(const char *const *src, int nsrc, char *dst,
-                            int64_t soff, int64_t doff, int64_t bytes, int op,
-                            int, int) {
+int SymTarget::consumeLines(int fmt, const char *const *src, int nsrc,
+                            char *dst, int64_t soff, int64_t doff,
+                            int64_t bytes, int op, int, int) {
   const Sim::Proc &p = sim_.procs_[proc_];
   const int64_t es = sim_.es_;
   if ((p.rank + p.lane + p.launch) % 2 == 1 || soff % es || doff % es)
     return 0;
   const exec::Move m =
-      exec::linesConsumeMove(src, nsrc, dst, soff, doff, bytes, es, op);
+      exec::linesConsumeMove(fmt, src, nsrc, dst, soff, doff, bytes, es, op);
   sim_.moveNames(m, soff / es, (soff + bytes) / es);
   return 1;
 }

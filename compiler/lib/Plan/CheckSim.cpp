@@ -225,7 +225,7 @@ bool Sim::stepProc(int pi, bool &progress) {
     SymTarget t(*this, pi);
     // A step that may wait runs first as a probe, without effects: it runs
     // for real only once every word or line it waits for is there.
-    if (st.kind == StepKind::Wait || (st.kind == StepKind::Consume && st.flagged)) {
+    if (st.kind == StepKind::Wait || (st.kind == StepKind::Consume && st.flagged())) {
       probe_ = true;
       blocked_ = false;
       runStep(t, c_, *bc_, st, ch);
@@ -276,7 +276,7 @@ void Sim::deadlock() {
     if (pr.finished || !pr.started || pr.pc >= prog_.size())
       continue;
     const Step &st = plan_.steps[prog_[pr.pc].first];
-    const bool flagWait = st.kind == StepKind::Consume && st.flagged;
+    const bool flagWait = st.kind == StepKind::Consume && st.flagged();
     if (st.kind != StepKind::Wait && !flagWait)
       continue;
     fail(prog_[pr.pc].first,

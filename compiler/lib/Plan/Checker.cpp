@@ -12,7 +12,8 @@
 //    4 and 8 bytes, each as its least exact type: f8e4m3, f16, f32, f64),
 //    which sets the executor's vector rounding (16 / size elements);
 //  - counts 0, 1, 7 and lanes * chunks * vector + 1 (so that lane, chunk
-//    and vector boundaries fall inside boxes; further counts 1 + C % 3);
+//    and vector boundaries fall inside boxes; a plan with LL128 lines: a
+//    line, 120 bytes, for the vector; further counts 1 + C % 3);
 //  - both launch models (each rank its own launch; every rank in one launch,
 //    boundary syncs skipped), two launches each;
 //  - out of place, then in place: outputs overlapping inputs anyhow (Any),
@@ -20,7 +21,9 @@
 //    outputs with inputs of their element type (SameStart).
 #include "CheckerSim.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -47,7 +50,17 @@ bool staticChecks(const Collective &c, const Plan &plan,
   if (!ok)
     return false;
   std::vector<bool> consumed(c.clauses.size(), false);
-  std::set<std::pair<int, int>> staged; // (clause, mode + 8 if flagged)
+  std::set<std::pair<int, int>> staged; // (clause, stage mode)
+  // Per clause, the line format of its first push: its slots' layout
+  // (exec::layoutSlots), which every push and consume of them must share.
+  std::map<int, LineFormat> pushed;
+  // "not flagged", "flagged" (ll lines: the word's old meaning, as the
+  // text forms print it), "flagged ll128"; `named`: "flagged ll" for ll.
+  auto linesText = [](LineFormat f, bool named) {
+    return f == LineFormat::None ? std::string("not flagged")
+           : named                ? "flagged " + std::string(lineFormatName(f))
+                                  : flaggedWords(f);
+  };
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &st = plan.steps[i];
     const int si = (int)i;
@@ -82,23 +95,37 @@ bool staticChecks(const Collective &c, const Plan &plan,
                           : "consume of clause " + std::to_string(st.clause) +
                                 " without its epilogue");
     }
-    if (st.flagged && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
+    if (st.flagged() && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
         !(st.kind == StepKind::Consume && st.src == SourceKind::Staging))
       err(si, "only a push stage and a consume from staging carry flagged lines");
     if (st.kind == StepKind::Stage)
-      staged.insert({st.clause, (int)st.stage + (st.flagged ? 8 : 0)});
+      staged.insert({st.clause, (int)st.stage});
+    if (st.kind == StepKind::Stage && st.stage == StageMode::Push) {
+      auto first = pushed.emplace(st.clause, st.lines).first;
+      if (first->second != st.lines)
+        err(si, "push stage of clause " + std::to_string(st.clause) + " writes " +
+                    (st.flagged() ? linesText(st.lines, true) + " lines" : "plain data") +
+                    " into staging slots that an earlier push of the clause lays out " +
+                    (first->second == LineFormat::None
+                         ? std::string("as plain data (not flagged)")
+                         : "as " + linesText(first->second, true) + " lines") +
+                    ": a clause's slots have one line format");
+    }
     if (st.kind != StepKind::Consume)
       continue;
     consumed[st.clause] = true;
-    const int push = (int)StageMode::Push + (st.flagged ? 8 : 0);
-    if (st.src == SourceKind::Staging && !staged.count({st.clause, push}))
-      err(si, std::string(st.flagged ? "a flagged consume" : "consume") +
+    auto push = pushed.find(st.clause);
+    if (st.src == SourceKind::Staging && (push == pushed.end() || push->second != st.lines)) {
+      const std::string words = flaggedWords(st.lines);
+      err(si, (st.flagged() ? "a " + words + " consume" : std::string("consume")) +
                   " reads staging slots of clause " + std::to_string(st.clause) +
-                  " that no earlier " + (st.flagged ? "flagged " : "") + "push stage fills" +
-                  (staged.count({st.clause, push ^ 8})
-                       ? std::string(" (the push's lines are ") +
-                             (st.flagged ? "not flagged)" : "flagged)")
+                  " that no earlier " + (st.flagged() ? words + " " : "") + "push stage fills" +
+                  (push != pushed.end()
+                       ? " (the push's lines are " +
+                             linesText(push->second, st.flagged() && push->second != LineFormat::None) +
+                             ")"
                        : ""));
+    }
     if (st.src == SourceKind::Scratch) {
       // A copy stage of any clause reading the same buffer makes the copy.
       bool copied = false;
@@ -310,7 +337,11 @@ bool explore(const Collective &c, const Plan &p, int maxRanks, Alias alias,
   const int r1 = binder.boundR ? binder.boundR : maxRanks;
   for (int R = r0; R <= r1; ++R)
     for (DType t : binder.dtypes) {
-      const int64_t vec = 16 / dtypeSize(t);
+      // The elements the steps' pieces start on (exec::pieceElems): a
+      // vector, or where a step moves LL128 lines a line (120 bytes).
+      int64_t vec = 16 / dtypeSize(t);
+      for (const Step &st : p.steps)
+        vec = std::max(vec, exec::pieceElems(lineFlags(st.lines), dtypeSize(t)));
       std::vector<int64_t> counts = {1, 7, (int64_t)p.lanes * p.chunks * vec + 1};
       if (t == binder.dtypes.front())
         counts.insert(counts.begin(), 0); // nothing moves: one type is enough

@@ -128,10 +128,11 @@ public:
   bool moveVec(const char *const *src, int nsrc, char *const *dst, int ndst,
                int64_t soff, int64_t doff, int64_t bytes, int op, int tid,
                int nthr);
-  bool pushLines(const char *src, char *const *dst, int ndst, int64_t soff,
-                 int64_t doff, int64_t bytes, int tid, int nthr);
-  int consumeLines(const char *const *src, int nsrc, char *dst, int64_t soff,
-                   int64_t doff, int64_t bytes, int op, int tid, int nthr);
+  bool pushLines(int fmt, const char *src, char *const *dst, int ndst,
+                 int64_t soff, int64_t doff, int64_t bytes, int tid, int nthr);
+  int consumeLines(int fmt, const char *const *src, int nsrc, char *dst,
+                   int64_t soff, int64_t doff, int64_t bytes, int op, int tid,
+                   int nthr);
 
 private:
   Sim &sim_;
@@ -166,7 +167,8 @@ private:
     int32_t wSnap = -1; // flagged write: the writer's clock (a snapshot)
     int64_t wName = 0;
     int32_t reads = -1; // reads since the last write (readPool_ list)
-    int32_t flag = 0;   // flagged line: the epoch of its last flagged write
+    int32_t flag = 0;   // flagged line (LL: a data cell; LL128: the flag
+                        // word's): the epoch of its last flagged write
     int32_t start = -1; // output: its value when the launch started
     int8_t inBuf = -1, outBuf = -1; // the input / output it is an element of
   };
@@ -203,7 +205,6 @@ private:
   void joinSnapshot(int id);
   void flushJoins();
   int cellAt(const char *p, bool write);
-  int64_t lineByte(int64_t t) const;
   // Accesses by the current process (cur_), in the current step.
   int read(int cell, int64_t name, bool flagged);
   void write(int cell, int term, int64_t name, bool flagged);

@@ -194,6 +194,7 @@ struct Emitter {
     add(exec::kAllLanes, "kAllLanes");
     add(exec::kBoundary, "kBoundary");
     add(exec::kFlagged, "kFlagged");
+    add(exec::kFlagged128, "kFlagged128");
     return s;
   }
 
@@ -297,7 +298,8 @@ struct Emitter {
         os << "  off = layoutReceived<Clause" << a.index << ">(S, "
            << expr(c.buffer(c.clauses[a.index].to.buffer)->size, nullptr) << ", 4, off);\n";
       else if (a.kind == ScratchArea::Slots)
-        os << "  off = layoutSlots<Clause" << a.index << ">(S, " << (a.flagged ? "true" : "false")
+        os << "  off = layoutSlots<Clause" << a.index << ">(S, "
+           << (a.lines != LineFormat::None ? flagsText(lineFlags(a.lines)).substr(2) : "0")
            << ", off);\n";
       else
         os << "  off = layoutPartial<Clause" << a.index << ">(S, "
@@ -347,17 +349,18 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     e.plan(i, plans[i]);
   // The last arguments: whether the plan has syncs that are not boundary
   // syncs (when it has none and every rank runs in one launch, a target
-  // need not keep epochs), and whether it has flagged-line moves (a target
-  // need not build that datapath otherwise).
+  // need not keep epochs), and the line formats of its flagged-line moves
+  // (exec::LineFmtBits: a target need not build the others' datapath).
   for (size_t i = 0; i < plans.size(); ++i) {
-    bool inner = false, lines = false;
+    bool inner = false;
+    int lines = 0;
     for (auto &st : plans[i].steps) {
       inner |= ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary) ||
-               st.flagged; // flagged lines carry the epoch
-      lines |= st.flagged;
+               st.flagged(); // flagged lines carry the epoch
+      lines |= exec::lineFmtBit((int)st.lines);
     }
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
-       << (inner ? 1 : 0) << ", " << (lines ? 1 : 0);
+       << (inner ? 1 : 0) << ", " << lines;
     if (applySplit(plans[i]).apply >= 0)
       os << ", apply_" << i << ", applyShape_" << i;
     os << ")\n";
@@ -382,7 +385,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     for (auto &st : p.steps) {
       scratch |= st.kind == StepKind::Stage && st.stage != StageMode::Expose;
       copies |= st.kind == StepKind::Stage && st.stage == StageMode::Copy;
-      flagged |= st.flagged;
+      flagged |= st.flagged();
     }
     os << "    {\"" << p.strategy << "\", " << p.lanes << ", " << p.chunks << ", "
        << p.signals.size() << ", " << (p.inplaceSafe ? 1 : 0) << ", " << (scratch ? 1 : 0)

@@ -24,10 +24,10 @@ struct Builder {
     return p.steps.back();
   }
   void stage(int clause, StageMode m, bool chunked = false,
-             bool flagged = false) {
+             LineFormat lines = LineFormat::None) {
     Step &s = add(StepKind::Stage, clause, chunked);
     s.stage = m;
-    s.flagged = flagged;
+    s.lines = lines;
   }
   void notify(int clause, int sig, PeerSet peers, bool chunked = false,
               bool boundary = false) {
@@ -45,12 +45,12 @@ struct Builder {
     s.boundary = boundary;
   }
   void consume(int clause, Selection sel, SourceKind src, DestKind dst,
-               bool chunked = false, bool flagged = false) {
+               bool chunked = false, LineFormat lines = LineFormat::None) {
     Step &s = add(StepKind::Consume, clause, chunked);
     s.sel = sel;
     s.src = src;
     s.dst = dst;
-    s.flagged = flagged;
+    s.lines = lines;
   }
 };
 
@@ -256,8 +256,10 @@ void staged(const Collective &c, Builder &b) {
 // carries the epoch beside its data), and the consume polls those lines,
 // so no `data` notify or wait is needed: one pass. `free` still keeps the
 // next launch's pushes from overwriting slots not yet read (a boundary
-// sync: one launch orders it).
-void stagedLL(const Collective &c, Builder &b) {
+// sync: one launch orders it). `lines`: the line format, LL (staged_ll:
+// 16-byte lines, half of each the flag) or LL128 (staged_ll128: 128-byte
+// lines, 8 bytes of each the flag, released after the data).
+void stagedLL(const Collective &c, Builder &b, LineFormat lines) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     if (readsOutput(c, k)) {
       stepRound(c, b, k, Selection::Mine, DestKind::Self, true);
@@ -266,9 +268,9 @@ void stagedLL(const Collective &c, Builder &b) {
     int ck = (int)k;
     std::string sfx = suffix(c, k);
     int freed = b.signal("free" + sfx);
-    b.stage(ck, StageMode::Push, true, true);
+    b.stage(ck, StageMode::Push, true, lines);
     b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true,
-              true);
+              lines);
     const bool last = k + 1 == c.clauses.size();
     b.notify(ck, freed, PeerSet::Srcs, false, last);
     b.wait(ck, freed, PeerSet::Dsts, false, false, last);
@@ -308,9 +310,9 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
   else if (strategy == "staged") {
     out.chunks = chunks < 1 ? 1 : chunks;
     staged(c, b);
-  } else if (strategy == "staged_ll") {
+  } else if (strategy == "staged_ll" || strategy == "staged_ll128") {
     out.chunks = chunks < 1 ? 1 : chunks;
-    stagedLL(c, b);
+    stagedLL(c, b, strategy == "staged_ll" ? LineFormat::LL : LineFormat::LL128);
   } else {
     error = "unknown strategy '" + strategy + "' (" + strategyList() + ", auto)";
     return false;
@@ -371,11 +373,14 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // A strategy by name: the lanes and chunks asked, else its defaults.
   // staged_ll is for small messages: no pipeline by default, more lanes
   // (H200, 8 KiB all-reduce on 8 ranks: 4 lanes x 4 chunks 45 us, 8 lanes
-  // x 1 chunk 12 us; docs/performance.md).
+  // x 1 chunk 12 us; docs/performance.md). staged_ll128 is for mid sizes:
+  // no pipeline either (a consume starts on each line as its flag lands,
+  // so chunks would only add steps), and the large plans' 16 lanes, so
+  // that more warps have lines in flight; not measured yet.
   auto named = [&](const std::string &s, Plan &p) {
-    const bool ll = s == "staged_ll";
-    return buildPlan(c, s, opts.lanes ? opts.lanes : ll ? 8 : 4,
-                     opts.chunks ? opts.chunks : ll ? 1 : 4, p, error);
+    const bool ll = s == "staged_ll", ll128 = s == "staged_ll128";
+    return buildPlan(c, s, opts.lanes ? opts.lanes : ll ? 8 : ll128 ? 16 : 4,
+                     opts.chunks ? opts.chunks : ll || ll128 ? 1 : 4, p, error);
   };
   if (opts.strategy != "auto") {
     Plan p;
@@ -395,49 +400,42 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   const int64_t small = epilogue ? opts.epilogueSmallBytes : opts.smallBytes;
   int smallLanes = opts.lanes ? opts.lanes : 8;
   int largeLanes = opts.lanes ? opts.lanes : 16;
-  // The unfused band (an epilogue, epilogueUnfusedBytes > 0): from that
-  // many bytes on, the unfused forms of the same strategies; below it, the
-  // fused ones. A band that the edge leaves empty is not emitted.
-  const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
-  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
-    if (apart > 0) {
-      const bool inplace = s == "direct_copy" || s == "two_shot_copy";
-      // fused below the edge
-      const int64_t fhi = hi < 0 || hi > apart ? apart : hi;
-      if (lo < fhi) {
-        Plan p;
-        if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
-          return false;
-        p.minBytes = lo;
-        p.maxBytes = fhi;
-        plans.push_back(p);
-      }
-      // unfused from it on: two_shot_unfused is right in place as it is
-      // (its second consume follows every read of the inputs), one-shot
-      // in place reads copies
-      const int64_t ulo = lo > apart ? lo : apart;
-      if (hi >= 0 && ulo >= hi)
-        return true;
-      const std::string u = s == "direct"      ? "direct_unfused"
-                            : s == "direct_copy" ? "direct_copy_unfused"
-                                                 : "two_shot_unfused";
-      if (inplace && u == "two_shot_unfused")
-        return true; // its plain form is listed already
-      Plan p;
-      if (!buildPlan(c, u, lanes, opts.chunks ? opts.chunks : 4, p, error))
-        return false;
-      p.minBytes = ulo;
-      p.maxBytes = hi;
-      plans.push_back(p);
-      return true;
-    }
-    Plan p;
-    if (!buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error))
+  // A plan built (`built`: its build went well) into the set, with its band
+  // and launch model.
+  auto inBand = [&](bool built, Plan &p, int64_t lo, int64_t hi, bool several) {
+    if (!built)
       return false;
     p.minBytes = lo;
     p.maxBytes = hi;
+    p.severalLaunches = several;
     plans.push_back(p);
     return true;
+  };
+  auto build = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+    Plan p;
+    return inBand(buildPlan(c, s, lanes, opts.chunks ? opts.chunks : 4, p, error), p,
+                  lo, hi, false);
+  };
+  // The unfused band (an epilogue, epilogueUnfusedBytes > 0): from that
+  // many bytes on, the unfused forms of the same strategies; below it, the
+  // fused ones. A band that the edge leaves empty is not emitted. In place,
+  // two_shot_unfused is right as it is (its second consume follows every
+  // read of the inputs), so two_shot_copy has no unfused form of its own;
+  // one-shot in place reads copies (direct_copy_unfused).
+  const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
+  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+    if (apart <= 0)
+      return build(s, lanes, lo, hi);
+    const int64_t fhi = hi < 0 || hi > apart ? apart : hi;
+    if (lo < fhi && !build(s, lanes, lo, fhi))
+      return false;
+    const int64_t ulo = lo > apart ? lo : apart;
+    if ((hi >= 0 && ulo >= hi) || s == "two_shot_copy")
+      return true;
+    return build(s == "direct"        ? "direct_unfused"
+                 : s == "direct_copy" ? "direct_copy_unfused"
+                                      : "two_shot_unfused",
+                 lanes, ulo, hi);
   };
   bool two = twoShotPays(c) || epilogue;
   if (small < 0) {
@@ -453,21 +451,27 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
             std::to_string(opts.epilogueUnfusedBytes);
     return false;
   }
+  if (opts.ll128Bytes < 0 || (opts.ll128Bytes > 0 && opts.ll128Bytes <= opts.llBytes)) {
+    error = "ll128-bytes must be 0 or exceed ll-bytes (" +
+            std::to_string(opts.llBytes) + "), got " + std::to_string(opts.ll128Bytes);
+    return false;
+  }
   // The low-latency band (llBytes > 0), first so that it wins its sizes:
   // staged_ll (its defaults as asked by name), for calls whose ranks
   // run in several launches only, where each launch boundary's barrier
   // costs more than flags carried with the data; a call in one launch
   // skips it (the runtime's chooser). Not for an epilogue (staged plans
   // combine in slices).
-  if (opts.llBytes > 0 && !epilogue) {
+  // Then the LL128 band (ll128Bytes > 0): staged_ll128 from llBytes up to
+  // ll128Bytes, for such calls only, the same way.
+  auto lowLatency = [&](const std::string &s, int64_t lo, int64_t hi) {
     Plan p;
-    if (!named("staged_ll", p))
-      return false;
-    p.minBytes = 0;
-    p.maxBytes = opts.llBytes;
-    p.severalLaunches = true;
-    plans.push_back(p);
-  }
+    return inBand(named(s, p), p, lo, hi, true);
+  };
+  if (!epilogue && ((opts.llBytes > 0 && !lowLatency("staged_ll", 0, opts.llBytes)) ||
+                    (opts.ll128Bytes > 0 &&
+                     !lowLatency("staged_ll128", opts.llBytes, opts.ll128Bytes))))
+    return false;
   // small-bytes 0: no size is small, so no one-shot band; the large plans
   // take every size.
   if (small == 0)

@@ -55,7 +55,7 @@ ExecArgs execArgs(const Step &st) {
     break;
   case StepKind::Stage:
   case StepKind::Consume:
-    a.flags = st.flagged ? exec::kFlagged : 0;
+    a.flags = lineFlags(st.lines);
     break;
   }
   return a;
@@ -72,22 +72,22 @@ std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p) {
     if (st.kind == StepKind::Consume && st.dst == DestKind::Partial &&
         !partial[st.clause]) {
       partial[st.clause] = true;
-      out.push_back({ScratchArea::Partial, st.clause, false});
+      out.push_back({ScratchArea::Partial, st.clause, LineFormat::None});
     }
     if (st.kind == StepKind::Consume && st.dst == DestKind::Received &&
         !received[st.clause]) {
       received[st.clause] = true;
-      out.push_back({ScratchArea::Received, st.clause, false});
+      out.push_back({ScratchArea::Received, st.clause, LineFormat::None});
     }
     if (st.kind != StepKind::Stage)
       continue;
     if (st.stage == StageMode::Copy && b >= 0 && !copied[b]) {
       copied[b] = true;
-      out.push_back({ScratchArea::Copy, b, false});
+      out.push_back({ScratchArea::Copy, b, LineFormat::None});
     }
     if (st.stage == StageMode::Push && !pushed[st.clause]) {
       pushed[st.clause] = true;
-      out.push_back({ScratchArea::Slots, st.clause, st.flagged});
+      out.push_back({ScratchArea::Slots, st.clause, st.lines});
     }
   }
   return out;

@@ -5,6 +5,14 @@ using namespace mlir;
 namespace purlin {
 namespace snac {
 
+namespace {
+// A step's `flagged` attribute as the spec's line format (the enums agree
+// value for value: SnacDialect.cpp's static_asserts).
+purlin::LineFormat linesOf(std::optional<LineFormat> f) {
+  return f ? (purlin::LineFormat)*f : purlin::LineFormat::None;
+}
+} // namespace
+
 ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
                      StringRef collective, const Plan &p) {
   auto prog = b.create<ProgramOp>(
@@ -36,10 +44,13 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.setInsertionPointToEnd(body);
     }
     auto clause = b.getI64IntegerAttr(st.clause);
+    const LineFormatAttr lines =
+        st.flagged() ? LineFormatAttr::get(b.getContext(), (LineFormat)st.lines)
+                     : LineFormatAttr();
     switch (st.kind) {
     case StepKind::Stage:
       b.create<StageOp>(loc, StageModeAttr::get(b.getContext(), (StageMode)st.stage),
-                        clause, st.flagged ? b.getUnitAttr() : UnitAttr());
+                        clause, lines);
       break;
     case StepKind::Notify:
       b.create<NotifyOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
@@ -57,7 +68,7 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
                           SourceAttr::get(b.getContext(), (Source)st.src),
                           DestAttr::get(b.getContext(), (Dest)st.dst), clause,
-                          st.flagged ? b.getUnitAttr() : UnitAttr(),
+                          lines,
                           ranks ? b.getI64IntegerAttr(st.ranksLo) : IntegerAttr(),
                           ranks ? b.getI64IntegerAttr(st.ranksHi) : IntegerAttr(),
                           st.epilogue ? b.getUnitAttr() : UnitAttr());
@@ -105,7 +116,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.kind = StepKind::Stage;
         st.clause = (int)s.getClause();
         st.stage = (purlin::StageMode)s.getMode();
-        st.flagged = s.getFlagged();
+        st.lines = linesOf(s.getFlagged());
       } else if (auto n = dyn_cast<NotifyOp>(o)) {
         st.kind = StepKind::Notify;
         st.clause = (int)n.getClause();
@@ -125,7 +136,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.sel = (purlin::Selection)c.getSel();
         st.src = (purlin::SourceKind)c.getSrc();
         st.dst = (purlin::DestKind)c.getDst();
-        st.flagged = c.getFlagged();
+        st.lines = linesOf(c.getFlagged());
         st.epilogue = c.getEpilogue();
         st.ranksLo = (int)c.getRanksLo().value_or(0);
         st.ranksHi = (int)c.getRanksHi().value_or(-1);

@@ -28,6 +28,28 @@ static void printRankBound(mlir::OpAsmPrinter &p, mlir::Operation *, mlir::Integ
     p << hi.getInt();
 }
 
+// `flagged [FORMAT]`: the line format of a flagged step, absent where the
+// step is not flagged; `flagged` alone is `ll` (what `flagged` has always
+// meant), so only another format is printed after it.
+static mlir::ParseResult parseFlagged(mlir::OpAsmParser &p, LineFormatAttr &fmt) {
+  if (failed(p.parseOptionalKeyword("flagged")))
+    return mlir::success();
+  LineFormat f = LineFormat::ll;
+  llvm::StringRef kw;
+  if (succeeded(p.parseOptionalKeyword(
+          &kw, {stringifyLineFormat(LineFormat::ll), stringifyLineFormat(LineFormat::ll128)})))
+    f = *symbolizeLineFormat(kw);
+  fmt = LineFormatAttr::get(p.getContext(), f);
+  return mlir::success();
+}
+static void printFlagged(mlir::OpAsmPrinter &p, mlir::Operation *, LineFormatAttr fmt) {
+  if (!fmt)
+    return;
+  p << "flagged";
+  if (fmt.getValue() != LineFormat::ll)
+    p << " " << stringifyLineFormat(fmt.getValue());
+}
+
 #include "purlin/Dialect/Snac/SnacDialect.cpp.inc"
 #include "purlin/Dialect/Snac/SnacEnums.cpp.inc"
 
@@ -46,6 +68,8 @@ PURLIN_SAME(PeerSet, Group, group);
 PURLIN_SAME(PeerSet, Self, self);
 PURLIN_SAME(Selection, Mine, mine);
 PURLIN_SAME(Selection, Owned, owned);
+PURLIN_SAME(LineFormat, LL, ll);
+PURLIN_SAME(LineFormat, LL128, ll128);
 #undef PURLIN_SAME
 static_assert((int)Source::input == (int)::purlin::SourceKind::Input &&
                   (int)Source::scratch == (int)::purlin::SourceKind::Scratch &&

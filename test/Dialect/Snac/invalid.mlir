@@ -603,6 +603,20 @@ snac.program @p of @c "staged_ll" lanes 1 chunks 1 band [0, -1) {
 
 // -----
 
+// ... in either line format
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.stage' op only a push stage writes flagged lines}}
+  snac.stage expose clause 0 flagged ll128
+}
+
+// -----
+
 // flagged lines read from anything but staging
 layout.collective @c {
   layout.param @R : ranks
@@ -613,6 +627,20 @@ layout.collective @c {
 snac.program @p of @c "staged_ll" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{'snac.consume' op only a consume from staging reads flagged lines}}
   snac.consume mine from input to self clause 0 flagged
+}
+
+// -----
+
+// ... in either line format
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op only a consume from staging reads flagged lines}}
+  snac.consume mine from scratch to self clause 0 flagged ll128
 }
 
 // -----

@@ -24,7 +24,8 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", "\"auto\"",
            "direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll, "
-           "direct_unfused, direct_copy_unfused, two_shot_unfused or auto">,
+           "staged_ll128, direct_unfused, direct_copy_unfused, two_shot_unfused "
+           "or auto">,
     Option<"lanes", "lanes", "int", "0",
            "lanes per rank (0: the chooser's default)">,
     Option<"chunks", "chunks", "int", "0",
@@ -42,6 +43,10 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "auto, a collective with an epilogue: from this many bytes per "
            "rank on, the unfused plans (the epilogue apart from the "
            "combine; 0: none)">,
+    Option<"ll128Bytes", "ll128-bytes", "int64_t", "0",
+           "auto: from ll-bytes up to this many bytes per rank, a "
+           "staged_ll128 plan chosen only where the ranks run in several "
+           "launches (0: none; else it must exceed ll-bytes)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }

@@ -22,7 +22,10 @@ namespace purlin {
 ///              staging slots chunk by chunk (pipelined), destinations
 ///              combine from staging (in-place safe);
 ///  staged_ll   the same with flagged lines (the low-latency protocol:
-///              the flag travels with the data, no data barrier);
+///              the flag travels with the data, no data barrier): LL
+///              lines, 8 data bytes and the flag in each 16;
+///  staged_ll128  the same in LL128 lines: 120 data bytes and a flag word
+///              in each 128, the flag released after the line's data;
 ///  direct_unfused, direct_copy_unfused, two_shot_unfused
 ///              for a clause with an epilogue: the combine of direct,
 ///              direct_copy or two_shot keeps the received rows (f32) in
@@ -43,6 +46,9 @@ struct InferOptions {
   // auto, a collective with an epilogue: from this many bytes on, the
   // unfused plans (the epilogue apart from the combine); 0: none
   int64_t epilogueUnfusedBytes = 0;
+  // auto: from llBytes up to this, a staged_ll128 plan next, for such
+  // calls only; 0: none (else it must exceed llBytes)
+  int64_t ll128Bytes = 0;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk
@@ -65,15 +71,15 @@ ExecArgs execArgs(const Step &st);
 
 /// The scratch areas a plan needs, in the order its stages first need
 /// them: the copy of an input buffer (copy stages), the staging slots of a
-/// clause (push stages, `flagged`: slots of flagged lines), the partial
-/// results of a clause (consumes to partial), the received area of a clause
-/// (consumes to received: the unfused plans). The generated layout function
+/// clause (push stages, `lines`: slots of flagged lines, their format), the
+/// partial results of a clause (consumes to partial), the received area of
+/// a clause (consumes to received: the unfused plans). The generated layout function
 /// and the checker lay them out in this order through exec.h's layoutCopy,
 /// layoutSlots, layoutPartial and layoutReceived.
 struct ScratchArea {
   enum Kind { Copy, Slots, Partial, Received } kind = Copy;
   int index = 0; // the buffer (Copy) or the clause (Slots, Partial, Received)
-  bool flagged = false;
+  LineFormat lines = LineFormat::None;
 };
 std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p);
 

@@ -25,11 +25,17 @@ const char *peerSetName(PeerSet p);
 const char *selectionName(Selection s);
 const char *sourceKindName(SourceKind s);
 const char *destKindName(DestKind d);
+/// "none", "ll", "ll128".
+const char *lineFormatName(LineFormat f);
+/// A flagged step's words in the text forms: "" (not flagged), "flagged"
+/// (LL lines, the format `flagged` has always meant), "flagged ll128".
+std::string flaggedWords(LineFormat f);
 bool parseStageMode(const std::string &s, StageMode &out);
 bool parsePeerSet(const std::string &s, PeerSet &out);
 bool parseSelection(const std::string &s, Selection &out);
 bool parseSourceKind(const std::string &s, SourceKind &out);
 bool parseDestKind(const std::string &s, DestKind &out);
+bool parseLineFormat(const std::string &s, LineFormat &out);
 
 struct Step {
   StepKind kind = StepKind::Stage;
@@ -46,10 +52,12 @@ struct Step {
   // launch reuses a buffer). A target skips them when every rank of the
   // communicator runs in one launch, whose start and end order all ranks.
   bool boundary = false;
-  // stage push / consume from staging: the low-latency protocol. Each
-  // staged line carries its flag (the epoch) with the data, so the consume
-  // polls the lines themselves: no separate notify and wait.
-  bool flagged = false;
+  // stage push / consume from staging: the low-latency protocol, in lines
+  // of this format (Vocabulary.h). Each staged line carries its flag (the
+  // epoch) with the data, so the consume polls the lines themselves: no
+  // separate notify and wait.
+  LineFormat lines = LineFormat::None;
+  bool flagged() const { return lines != LineFormat::None; }
   // consume
   Selection sel = Selection::Mine;
   SourceKind src = SourceKind::Input;
@@ -82,8 +90,9 @@ struct Plan {
   // Chosen only for a call whose ranks run in several launches (the
   // several-GPU launch model, PURLIN_ONE_LAUNCH=0), where the launch
   // boundary's barriers cost more than a low-latency protocol's flags
-  // (purlinc --ll-bytes: staged_ll below that size); a call whose ranks all
-  // run in one launch skips it.
+  // (purlinc --ll-bytes: staged_ll below that size; --ll128-bytes:
+  // staged_ll128 from there up to that size); a call whose ranks all run
+  // in one launch skips it.
   bool severalLaunches = false;
 };
 

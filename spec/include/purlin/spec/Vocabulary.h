@@ -64,11 +64,35 @@ enum class SourceKind : int {
 /// through the clause's epilogue.
 enum class DestKind : int { Self = 0, All = 1, Partial = 2, Received = 3 };
 
+/// The line format of a flagged push and its consume (the low-latency
+/// protocol: every staged line carries the launch's flag, so the consume
+/// polls the lines and needs no separate notify and wait; exec/Lines.h has
+/// the geometry):
+///  LL:    16-byte lines of 8 data bytes and the flag twice, one 16-byte
+///         store each (staged_ll);
+///  LL128: 128-byte lines of 120 data bytes and an 8-byte flag word, the
+///         flag stored after the line's data with release semantics and
+///         polled with acquire (staged_ll128).
+/// None: not flagged.
+enum class LineFormat : int { None = 0, LL = 1, LL128 = 2 };
+
 /// Step flags as the executor takes them (one int per call).
 /// notify / wait: kAllLanes (wait for every lane of each peer), kBoundary
 /// (only orders against the launch boundary: skipped when every rank runs
-/// in one launch). stage push / consume from staging: kFlagged, the
-/// low-latency protocol (every staged line carries the launch's flag).
-enum StepFlags : int { kAllLanes = 1, kBoundary = 2, kFlagged = 4 };
+/// in one launch). stage push / consume from staging: the step's line
+/// format in bits 2-3 (lineFlags): kFlagged (LL lines), kFlagged128
+/// (LL128 lines); at most one of them.
+enum StepFlags : int {
+  kAllLanes = 1,
+  kBoundary = 2,
+  kFlagged = (int)LineFormat::LL << 2,
+  kFlagged128 = (int)LineFormat::LL128 << 2,
+  kLineFlags = 3 << 2
+};
+/// The step flag of a line format, and the line format of step flags.
+constexpr int lineFlags(LineFormat f) { return (int)f << 2; }
+constexpr LineFormat lineFormatOf(int flags) {
+  return (LineFormat)((flags & kLineFlags) >> 2);
+}
 
 } // namespace purlin

@@ -47,6 +47,11 @@ def Snac_Source : I32EnumAttr<"Source", "where a consume reads contributions", [
     I32EnumAttrCase<"output", 4>, I32EnumAttrCase<"received", 5>]> {
   let cppNamespace = "::purlin::snac";
 }
+def Snac_LineFormat : I32EnumAttr<"LineFormat",
+    "the line format of a flagged push and its consume", [
+    I32EnumAttrCase<"ll", 1>, I32EnumAttrCase<"ll128", 2>]> {
+  let cppNamespace = "::purlin::snac";
+}
 def Snac_Dest : I32EnumAttr<"Dest", "where a consume writes", [
     I32EnumAttrCase<"self", 0>, I32EnumAttrCase<"all", 1>,
     I32EnumAttrCase<"partial", 2>, I32EnumAttrCase<"received", 3>]> {

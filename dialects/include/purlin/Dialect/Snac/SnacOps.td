@@ -94,16 +94,20 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
     ```mlir
     snac.stage push clause 0
     snac.stage push clause 0 flagged
+    snac.stage push clause 0 flagged ll128
     ```
 
     `flagged` (push only): the low-latency protocol; every staged line
     carries the epoch beside its data, and the matching flagged consume
-    polls the lines themselves instead of waiting for a notify.
+    polls the lines themselves instead of waiting for a notify. The line
+    format follows (`ll128`: 128-byte lines of 120 data bytes and a flag
+    word, the flag released after the data); without one, `ll` (16-byte
+    lines of 8 data bytes and the flag twice).
   }];
   let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause,
-                   UnitAttr:$flagged);
+                   OptionalAttr<Snac_LineFormat>:$flagged);
   let assemblyFormat = [{
-    $mode `clause` $clause (`flagged` $flagged^)? attr-dict
+    $mode `clause` $clause custom<Flagged>($flagged) attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -159,7 +163,8 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     rank's own output (`self`: the owner keeps its part).
 
     `flagged` (from staging only): reads lines a flagged push wrote, each
-    once its flag shows this epoch.
+    once its flag shows this epoch; the line format as the push's
+    (`flagged ll128`, or `flagged` for `ll`).
 
     Partial results (a clause whose contributors are every rank): `to
     partial` writes the combination into this rank's partial results of
@@ -190,6 +195,7 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     snac.consume mine from input to self clause 0 epilogue
     snac.consume owned from input to all clause 0
     snac.consume mine from staging to self clause 0 flagged
+    snac.consume mine from staging to self clause 0 flagged ll128
     snac.consume mine from input to partial clause 0 ranks [0, 4)
     snac.consume mine from partial to self clause 0 ranks [4, R)
     snac.consume owned from input to self clause 0
@@ -199,13 +205,13 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
-                   I64Attr:$clause, UnitAttr:$flagged,
+                   I64Attr:$clause, OptionalAttr<Snac_LineFormat>:$flagged,
                    OptionalAttr<I64Attr>:$ranks_lo,
                    OptionalAttr<I64Attr>:$ranks_hi, UnitAttr:$epilogue);
   let assemblyFormat = [{
     $sel `from` $src `to` $dst `clause` $clause
     (`ranks` `[` $ranks_lo^ `,` custom<RankBound>($ranks_hi) `)`)?
-    (`flagged` $flagged^)? (`epilogue` $epilogue^)? attr-dict
+    custom<Flagged>($flagged) (`epilogue` $epilogue^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -43,19 +43,21 @@ PURLIN_HD void toSourceOffsets(Move &m) {
 } // namespace detail
 
 namespace detail {
-// Where the part of a staging slot that starts `part` elements in lies (a
-// slot of flagged lines holds 8 data bytes per 16-byte line; parts start
-// on whole vectors, so on whole lines).
+// Where the part of a staging slot that starts `part` elements in lies, in
+// a slot of step flags `flags` (flagged lines: exec/Lines.h; parts start
+// on pieceElems, so on whole lines).
 template <class C>
-PURLIN_HD char *slotPartAt(const Shared &S, int at, int p, int64_t part, bool flagged) {
-  return stagingSlot<C>(S, at, p) + part * S.elemSize * (flagged ? 2 : 1);
+PURLIN_HD char *slotPartAt(const Shared &S, int at, int p, int64_t part, int flags) {
+  const int64_t d = part * S.elemSize;
+  const int fmt = lineFmtOf(flags);
+  return stagingSlot<C>(S, at, p) + (fmt == kFmtNone ? d : lineByteOf(fmt, d));
 }
 // The contributions of a group's names in ascending rank (after this
 // rank's partial result with kSrcPartial): contributors' inputs or scratch
 // copies through the map, or their parts of this rank's staging slots.
 template <class C>
 PURLIN_HD void groupSources(const Shared &S, Move &m, RankMask F, int src, int r,
-                            const int64_t *c, int64_t unit, bool flagged) {
+                            const int64_t *c, int64_t unit, int flags) {
   m.nsrc = 0;
   if (src == kSrcPartial)
     m.src[m.nsrc++] = partialOf<C>(S, r);
@@ -64,7 +66,7 @@ PURLIN_HD void groupSources(const Shared &S, Move &m, RankMask F, int src, int r
     if ((F >> p) & 1)
       m.src[m.nsrc++] =
           src == kSrcStaging
-              ? slotPartAt<C>(S, r, p, slotPart<C>(S.P, p, r, unit, gi), flagged)
+              ? slotPartAt<C>(S, r, p, slotPart<C>(S.P, p, r, unit, gi), flags)
               : mappedSource<C>(S, src, p);
   m.srcFlat = src == kSrcStaging;
 }
@@ -77,7 +79,7 @@ template <class C, class Tgt>
 PURLIN_HD void groupPush(Tgt &t, int chunk, int flags) {
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
-  const int64_t unit = t.vecElems();
+  const int64_t unit = pieceElemsOf(t, flags);
   Groups g;
   groups<C>(S.P, r, -1, g);
   laneMoves(t, (int)(g.count * R), [&](int idx, Move &m) {
@@ -90,14 +92,13 @@ PURLIN_HD void groupPush(Tgt &t, int chunk, int flags) {
     groupBox<C>(S.P, c, m.box);
     splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), unit,
                m.lo, m.hi);
-    const bool flagged = (flags & kFlagged) != 0;
     m.nsrc = m.ndst = 1;
     m.src[0] = (const char *)S.buf[r][C::kFromBuf];
     m.dst[0] = detail::slotPartAt<C>(
-        S, q, r, slotPart<C>(S.P, r, q, unit, groupIndex<C>(S.P, c)), flagged);
+        S, q, r, slotPart<C>(S.P, r, q, unit, groupIndex<C>(S.P, c)), flags);
     m.dstFlat = true;
     m.op = kCopy;
-    m.ll = flagged ? kLinesDst : kLinesNone;
+    m.lines(kLinesDst, flags);
     return true;
   });
 }
@@ -114,9 +115,8 @@ PURLIN_HD void groupConsume(Tgt &t, int sel, int src, int dst, int64_t pieces,
                             int64_t piece, int op, int flags, int lo, int hi) {
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
-  const int64_t unit = t.vecElems();
+  const int64_t unit = pieceElemsOf(t, flags);
   const RankMask range = rankRange(lo, hi, R);
-  const bool flagged = (flags & kFlagged) != 0;
   Groups g;
   groups<C>(S.P, -1, sel == kSelMine ? r : -1, g);
   laneMoves(t, (int)g.count, [&](int i, Move &m) {
@@ -142,8 +142,8 @@ PURLIN_HD void groupConsume(Tgt &t, int sel, int src, int dst, int64_t pieces,
       m.hi = pa + b;
     }
     m.op = op;
-    detail::groupSources<C>(S, m, F, src, r, c, unit, flagged);
-    m.ll = flagged ? kLinesSrc : kLinesNone;
+    detail::groupSources<C>(S, m, F, src, r, c, unit, flags);
+    m.lines(kLinesSrc, flags);
     m.ndst = 0;
     if (dst == kDstPartial) {
       m.dst[m.ndst++] = detail::partialOf<C>(S, r);

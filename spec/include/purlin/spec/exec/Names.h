@@ -3,6 +3,7 @@
 #pragma once
 
 #include "purlin/spec/exec/Groups.h"
+#include "purlin/spec/exec/Lines.h"
 
 namespace purlin {
 namespace exec {
@@ -220,13 +221,19 @@ inline int64_t layoutReceived(Shared *S, int64_t elems, int64_t elemBytes,
   S->receivedOff[C::kIndex] = off;
   return off + (elems * elemBytes + 15) / 16 * 16;
 }
-/// The staging slots of clause C at `off`; a slot of flagged lines holds 8
-/// data bytes per 16-byte line. Returns the end.
+/// The staging slots of clause C at `off`, for push stages with step flags
+/// `flags`: plain, or flagged lines of their format (exec/Lines.h; a
+/// general clause's parts start on whole lines). LL128 slots start on 128
+/// bytes, so that whatever a call's sizes, their lines lie on one 128-byte
+/// grid of the plan's scratch and a flag word never where another call
+/// stored a line's data. Returns the end.
 template <class C>
-inline int64_t layoutSlots(Shared *S, bool flagged, int64_t off) {
+inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
   const int k = C::kIndex;
-  S->slotElems[k] = slotElems<C>(S->P, S->R, 16 / S->elemSize);
-  S->slotBytes[k] = (S->slotElems[k] * S->elemSize + 15) / 16 * (flagged ? 32 : 16);
+  if (lineFmtOf(flags) == kFmtLL128)
+    off = (off + 127) / 128 * 128;
+  S->slotElems[k] = slotElems<C>(S->P, S->R, pieceElems(flags, S->elemSize));
+  S->slotBytes[k] = slotBytesOf(lineFmtOf(flags), S->slotElems[k] * S->elemSize);
   S->stagingOff[k] = off;
   return off + (int64_t)S->R * S->slotBytes[k];
 }
@@ -245,14 +252,22 @@ struct Move {
   char *dst[kMaxRanks];
   bool srcFlat = false, dstFlat = false;
   int op = kCopy;
-  int ll = kLinesNone;
+  int ll = kLinesNone; // the side in flagged lines
+  int fmt = kFmtNone;  // their format (LineFmt)
   int64_t lo = 0, hi = 0;
   PURLIN_HD void reset() {
     nsrc = ndst = 0;
     srcFlat = dstFlat = false;
     op = kCopy;
     ll = kLinesNone;
+    fmt = kFmtNone;
     lo = hi = 0;
+  }
+  /// Side `side` in the flagged lines of step flags `flags` (none where
+  /// the flags carry no line format).
+  PURLIN_HD void lines(int side, int flags) {
+    fmt = lineFmtOf(flags);
+    ll = fmt == kFmtNone ? kLinesNone : side;
   }
 };
 
@@ -262,10 +277,10 @@ struct Move {
 /// offset a multiple of it. Names are numbered from the slot's start, so
 /// the Move's names [off / es, (off + bytes) / es) are the range, off the
 /// slot side's offset.
-/// A push: `bytes` at src + soff into a slot's lines from its data byte
-/// doff on; m.dst[0] is the slot, set for each destination.
-PURLIN_HD Move linesPushMove(const char *src, int64_t soff, int64_t doff,
-                             int64_t bytes, int64_t es) {
+/// A push: `bytes` at src + soff into a slot's lines (format fmt) from its
+/// data byte doff on; m.dst[0] is the slot, set for each destination.
+PURLIN_HD Move linesPushMove(int fmt, const char *src, int64_t soff,
+                             int64_t doff, int64_t bytes, int64_t es) {
   Move m;
   m.box.nfree = 1;
   m.box.n = m.box.ext[0] = (doff + bytes) / es;
@@ -275,11 +290,12 @@ PURLIN_HD Move linesPushMove(const char *src, int64_t soff, int64_t doff,
   m.src[0] = src;
   m.dstFlat = true;
   m.ll = kLinesDst;
+  m.fmt = fmt;
   return m;
 }
-/// A consume: the lines from data byte soff on of the nsrc slots src[],
-/// combined by op in slot order into dst + doff.
-PURLIN_HD Move linesConsumeMove(const char *const *src, int nsrc, char *dst,
+/// A consume: the lines (format fmt) from data byte soff on of the nsrc
+/// slots src[], combined by op in slot order into dst + doff.
+PURLIN_HD Move linesConsumeMove(int fmt, const char *const *src, int nsrc, char *dst,
                                 int64_t soff, int64_t doff, int64_t bytes,
                                 int64_t es, int op) {
   Move m;
@@ -295,6 +311,7 @@ PURLIN_HD Move linesConsumeMove(const char *const *src, int nsrc, char *dst,
   m.srcFlat = true;
   m.op = op;
   m.ll = kLinesSrc;
+  m.fmt = fmt;
   return m;
 }
 

@@ -36,25 +36,29 @@ namespace exec {
 //                                            order) to dst[i] + doff; false
 //                                            (nothing done) where the
 //                                            target declines (alignment)
-//   bool pushLines(const char *src, char *const *dst, int ndst,
+//   bool pushLines(int fmt, const char *src, char *const *dst, int ndst,
 //                  int64_t soff, int64_t doff, int64_t bytes, int tid,
 //                  int nthr);                a flagged register push:
 //                                            `bytes` at src + soff as
-//                                            flagged lines into each dst[i]
-//                                            (ndst <= kRegPtrs), data byte
-//                                            doff of the slot's data
-//                                            onwards; false (nothing done)
-//                                            where the target declines
-//   int consumeLines(const char *const *src, int nsrc, char *dst,
-//                    int64_t soff, int64_t doff, int64_t bytes, int op,
-//                    int tid, int nthr);     a flagged register consume:
+//                                            flagged lines of format fmt
+//                                            (LineFmt, exec/Lines.h) into
+//                                            each dst[i] (ndst <=
+//                                            kRegPtrs), data byte doff of
+//                                            the slot's data onwards;
+//                                            false (nothing done) where the
+//                                            target declines
+//   int consumeLines(int fmt, const char *const *src, int nsrc,
+//                    char *dst, int64_t soff, int64_t doff,
+//                    int64_t bytes, int op, int tid, int nthr);
+//                                            a flagged register consume:
 //                                            `bytes` of data from data
 //                                            byte soff on of each slot
 //                                            src[i] (nsrc <= kRegPtrs),
-//                                            polled, combined by op in
-//                                            order, to dst + doff; 1 done,
-//                                            0 declined (nothing done), -1
-//                                            a line timed out
+//                                            lines of format fmt, polled,
+//                                            combined by op in order, to
+//                                            dst + doff; 1 done, 0
+//                                            declined (nothing done), -1 a
+//                                            line timed out
 //   float loadF(const char *base, int64_t i) const;
 //   void storeF(char *base, int64_t i, float v) const;
 //                                            epilogues (exec/Epilogue.h):

@@ -72,13 +72,22 @@ enum Dest : int {
   kDstPartial = (int)DestKind::Partial,
   kDstReceived = (int)DestKind::Received,
 };
-// Step flags: purlin::kAllLanes, kBoundary, kFlagged (Vocabulary.h).
+// Step flags: purlin::kAllLanes, kBoundary, kFlagged, kFlagged128
+// (Vocabulary.h).
 using purlin::kAllLanes;
 using purlin::kBoundary;
 using purlin::kFlagged;
-// Move::ll: which side is in flagged lines (the target's line format: 8
-// data bytes per 16-byte line), addressed flat like a staging slot.
+using purlin::kFlagged128;
+using purlin::kLineFlags;
+// Move::ll: which side is in flagged lines (Move::fmt says their format,
+// exec/Lines.h), addressed flat like a staging slot.
 enum LineSide : int { kLinesNone = 0, kLinesDst = 1, kLinesSrc = 2 };
+// Move::fmt: the line format of a flagged side (Vocabulary.h LineFormat).
+enum LineFmt : int {
+  kFmtNone = (int)LineFormat::None,
+  kFmtLL = (int)LineFormat::LL,
+  kFmtLL128 = (int)LineFormat::LL128,
+};
 // Reduction ops, in Numbering.h's order (kCopy, kSum, ...). kOpParam: the
 // launch's op.
 enum Op : int {
@@ -157,7 +166,7 @@ struct Shared {
   int64_t scratchOff[kMaxBuffers];
   int64_t stagingOff[kMaxClauses];
   int64_t slotElems[kMaxClauses];
-  int64_t slotBytes[kMaxClauses]; // bytes of one slot (flagged: lines)
+  int64_t slotBytes[kMaxClauses]; // bytes of one slot (flagged: lines, exec/Lines.h)
   // Per clause, this rank's partial results (kDstPartial, kSrcPartial): an
   // area of the clause's input buffer's size, at partialOff[clause].
   int64_t partialOff[kMaxClauses];

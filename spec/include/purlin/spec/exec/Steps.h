@@ -11,7 +11,8 @@ namespace exec {
 /// A push whose R destinations take the same box (contributors and
 /// destinations `*`: one source range, R staging slots), from registers:
 /// each thread reads its part of the source once and writes it to every
-/// destination (flagged: as lines, pushLines), with no shared Move and no
+/// destination (flagged: as lines of the flags' format, pushLines; LL128
+/// pieces start on whole lines), with no shared Move and no
 /// build by the lane leader. The multi-move path cost ~8 us for 8 KiB to 8
 /// peers on the H200 where a hand-written push took 2.7 (docs/performance.md).
 /// False, with nothing done, where the box is not one contiguous run or the
@@ -31,9 +32,10 @@ PURLIN_HD bool pushRegisters(Tgt &t, int chunk, int flags) {
   }
   if (b.nfree != 1 || b.sstr[0] != 1)
     return false;
-  const int64_t g = t.vecElems(), es = 16 / g;
+  const int64_t es = 16 / t.vecElems();
   int64_t lo, hi;
-  splitRange(b.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(), g, lo, hi);
+  splitRange(b.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
+             pieceElemsOf(t, flags), lo, hi);
   if (lo < hi) {
     const char *srcs[kRegPtrs];
     char *dsts[kRegPtrs];
@@ -42,8 +44,10 @@ PURLIN_HD bool pushRegisters(Tgt &t, int chunk, int flags) {
       dsts[q] = q < R ? detail::stagingSlot<C>(S, q, r) : nullptr;
     }
     const int64_t soff = (b.sbase + lo) * es, doff = lo * es, bytes = (hi - lo) * es;
-    if (!((flags & kFlagged)
-              ? t.pushLines(srcs[0], dsts, R, soff, doff, bytes, t.thread(), t.threads())
+    const int fmt = lineFmtOf(flags);
+    if (!(fmt != kFmtNone
+              ? t.pushLines(fmt, srcs[0], dsts, R, soff, doff, bytes, t.thread(),
+                            t.threads())
               : t.moveVec(srcs, 1, dsts, R, soff, doff, bytes, kCopy, t.thread(),
                           t.threads())))
       return false;
@@ -68,13 +72,13 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
       if (!flows<C>(S.P, r, q) || !makeBox<C>(S.P, r, q, m.box))
         return false;
       splitRange(m.box.n, (int64_t)S.K * S.L, (int64_t)chunk * S.L + t.lane(),
-                 t.vecElems(), m.lo, m.hi);
+                 pieceElemsOf(t, flags), m.lo, m.hi);
       m.nsrc = m.ndst = 1;
       m.src[0] = (const char *)S.buf[r][C::kFromBuf];
       m.dst[0] = detail::stagingSlot<C>(S, q, r);
       m.dstFlat = true;
       m.op = kCopy;
-      m.ll = (flags & kFlagged) ? kLinesDst : kLinesNone;
+      m.lines(kLinesDst, flags);
       return true;
   });
 }
@@ -85,9 +89,10 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
 /// Move, no fill and no barrier before the data moves (measured on the
 /// H200: the lane leader's build and its two barriers were ~0.5 us of a
 /// 3.2 us all-reduce). `owned`: part r of the box (kSelOwned) rather than
-/// this rank's names (kSelMine). `flagged`: the low-latency protocol's
-/// consume (mine, from staging, to self), each thread polling its lines of
-/// the R slots (Tgt::consumeLines) where the Move path kept ptxas's
+/// this rank's names (kSelMine). `flags` with a line format: the
+/// low-latency protocol's consume (mine, from staging, to self), each
+/// thread polling its lines of the R slots (Tgt::consumeLines; LL128
+/// pieces start on whole lines) where the Move path kept ptxas's
 /// spills of the generic move (docs/performance.md, issue 17); a line that
 /// does not arrive in time aborts the lane, as laneMoves does. False, with
 /// nothing done, where the box is not one run contiguous on both sides or
@@ -96,11 +101,13 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
 template <class C, class Tgt>
 PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
                                 int64_t pieces, int64_t piece, int op,
-                                bool flagged = false) {
+                                int flags = 0) {
   if constexpr (isGeneral<C>())
     return false;
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
+  const int fmt = lineFmtOf(flags);
+  const bool flagged = fmt != kFmtNone;
   if (C::kFromRole != kEvery || R > kRegPtrs ||
       (owned && C::kToRole == kCoord) ||
       (flagged && (owned || src != kSrcStaging || dst != kDstSelf)))
@@ -115,7 +122,7 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   if (b.nfree != 1 || (!srcFlat && b.sstr[0] != 1) || b.dstr[0] != 1)
     return false;
   int64_t lo, hi;
-  const int64_t g = t.vecElems();
+  const int64_t g = pieceElemsOf(t, flags);
   if (owned) {
     int64_t pa, pb, a, c;
     splitRange(b.n, R, r, g, pa, pb);
@@ -127,7 +134,7 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   }
   int st = 1; // flagged: consumeLines' status
   if (lo < hi) {
-    const int64_t es = 16 / g;
+    const int64_t es = 16 / t.vecElems();
     const char *srcs[kRegPtrs];
     char *dsts[kRegPtrs];
     const bool all = owned && dst == kDstAll && C::kToRole == kEvery;
@@ -141,8 +148,8 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
     const int64_t soff = (srcFlat ? lo : b.sbase + lo) * es,
                   doff = (b.dbase + lo) * es, bytes = (hi - lo) * es;
     if (flagged) {
-      st = t.consumeLines(srcs, R, dsts[0], soff, doff, bytes, op, t.thread(),
-                          t.threads());
+      st = t.consumeLines(fmt, srcs, R, dsts[0], soff, doff, bytes, op,
+                          t.thread(), t.threads());
       if (st == 0)
         return false;
     } else if (!t.moveVec(srcs, R, dsts, all ? R : 1, soff, doff, bytes, op,
@@ -245,7 +252,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
                      dst != kDstPartial && dst != kDstReceived &&
                      !(sel == kSelOwned && dst == kDstSelf);
   if (plain && consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece,
-                                   op, (flags & kFlagged) != 0))
+                                   op, flags & kLineFlags))
     return;
   if (src == kSrcOutput) {
     pullParts<C>(t, pieces, piece, lo, hi);
@@ -286,7 +293,8 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
           return false;
         if (!makeBox<C>(S.P, pi, r, m.box))
           return false;
-        splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
+        splitRange(m.box.n, pieces, piece, pieceElemsOf(t, flags), m.lo,
+                   m.hi);
         m.op = op;
         m.ndst = 1;
         m.dst[0] = (char *)S.buf[r][C::kToBuf];
@@ -298,7 +306,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         }
         sources(m, C::kFromRole == kEvery ? -1 : pi);
         m.srcFlat = src == kSrcStaging;
-        m.ll = (flags & kFlagged) ? kLinesSrc : kLinesNone;
+        m.lines(kLinesSrc, flags);
         return true;
     }, [&](Move &m, int p) {
         if (C::kFromRole == kEvery && plain)
