@@ -662,15 +662,7 @@ PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
   const int64_t pieces = (int64_t)S.K * S.L, piece = (int64_t)chunk * S.L + t.lane();
   const int64_t g = t.vecElems();
   int64_t lo, hi;
-  if (kOwned) {
-    int64_t pa, pb, a, c;
-    splitRange(b.n, R, r, g, pa, pb);
-    splitRange(pb - pa, pieces, piece, g, a, c);
-    lo = pa + a;
-    hi = pa + c;
-  } else {
-    splitRange(b.n, pieces, piece, g, lo, hi);
-  }
+  pieceRange(b.n, kOwned, R, r, pieces, piece, g, lo, hi);
   const int op = clauseOp<C>(S);
   const int64_t nvec = (hi - lo) / kEpiVec;
   for (int64_t v = t.thread(); v < nvec; v += t.threads()) {

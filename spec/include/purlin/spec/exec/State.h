@@ -225,5 +225,23 @@ PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
     b = a;
 }
 
+/// The names [lo, hi) of a box of n that piece `piece` of `pieces` takes:
+/// of the whole box, or (owned) of rank r's part of R, each cut on
+/// multiples of g (the register consume and the unfused plans' stash cut
+/// alike, so that the checker's model of one is the other's).
+PURLIN_HD void pieceRange(int64_t n, bool owned, int64_t R, int64_t r,
+                          int64_t pieces, int64_t piece, int64_t g,
+                          int64_t &lo, int64_t &hi) {
+  if (!owned) {
+    splitRange(n, pieces, piece, g, lo, hi);
+    return;
+  }
+  int64_t pa, pb, a, c;
+  splitRange(n, R, r, g, pa, pb);
+  splitRange(pb - pa, pieces, piece, g, a, c);
+  lo = pa + a;
+  hi = pa + c;
+}
+
 } // namespace exec
 } // namespace purlin

@@ -123,15 +123,7 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
     return false;
   int64_t lo, hi;
   const int64_t g = pieceElemsOf(t, flags);
-  if (owned) {
-    int64_t pa, pb, a, c;
-    splitRange(b.n, R, r, g, pa, pb);
-    splitRange(pb - pa, pieces, piece, g, a, c);
-    lo = pa + a;
-    hi = pa + c;
-  } else {
-    splitRange(b.n, pieces, piece, g, lo, hi);
-  }
+  pieceRange(b.n, owned, R, r, pieces, piece, g, lo, hi);
   int st = 1; // flagged: consumeLines' status
   if (lo < hi) {
     const int64_t es = 16 / t.vecElems();
