@@ -4,10 +4,18 @@
 //
 // LL: a staged 16-byte line holds 8 data bytes and, twice, a 32-bit flag
 // (the low half of the launch's epoch): {data 0-3, flag, data 4-7, flag}.
-// A writer stores the line in one 16-byte store; each {4 data bytes, flag}
-// half is an aligned 8-byte unit, so a reader that sees both flags equal to
-// its epoch has both halves of this launch's data. No fence and no
-// separate signal: the flag travels with the data. (The host target keeps
+// A writer stores the line in one 16-byte store of two 64-bit elements,
+// each {4 data bytes, flag}. The PTX memory model treats a vector access
+// as scalar accesses of its elements in no set order, and a scalar access
+// of at most 64 bits, aligned, as single-copy atomic against another of
+// the same location (both .volatile, i.e. relaxed at system scope). So the
+// unit that arrives whole is each 64-bit element, data and flag together,
+// and a reader that sees both elements' flags equal to its epoch has both
+// halves of this launch's data. (Elements of 32 bits, {d0, f, d1, f} as
+// v4.u32, would make the flag and its data separate accesses: a model
+// reader could see the flag new and the data old; the hardware's 16-byte
+// store does not do that, but the model does not promise it.) No fence
+// and no separate signal: the flag travels with the data. (The host target keeps
 // the same format with release/acquire flags: atom-kernels/host/target.h.)
 //
 // Stale lines never match: a slot's lines carry an older epoch, and a plan
@@ -32,22 +40,23 @@ constexpr int kLineBytes = 16, kLineData = 8;
 
 __device__ __forceinline__ void storeLine(char *line, uint64_t data,
                                           uint32_t flag) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(line),
-               "r"((uint32_t)data), "r"(flag), "r"((uint32_t)(data >> 32)),
-               "r"(flag)
+  const uint64_t lo = (data & 0xffffffffull) | (uint64_t)flag << 32;
+  const uint64_t hi = (data >> 32) | (uint64_t)flag << 32;
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line),
+               "l"(lo), "l"(hi)
                : "memory");
 }
 
 /// One load of the line, no waiting: whether both flags show `flag`.
 __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
                                          uint64_t &data) {
-  uint32_t d0, f0, d1, f1;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+  uint64_t lo, hi;
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(lo), "=l"(hi)
                : "l"(line)
                : "memory");
-  data = (uint64_t)d0 | (uint64_t)d1 << 32;
-  return f0 == flag && f1 == flag;
+  data = (lo & 0xffffffffull) | hi << 32;
+  return (uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag;
 }
 
 /// Polls the line until both flags show `flag`; false after the timeout.
