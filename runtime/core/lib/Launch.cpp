@@ -62,8 +62,11 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
   };
   // In place, a plan that reads the inputs where they are beats one that
   // copies them first, whatever its band; then the band's; then any.
-  // Out of place: the band's plan, else the first.
-  for (int pass = 0; pass < 4; ++pass)
+  // Out of place: the band's plan, else the first. A low-latency plan
+  // (several_launches) is a choice for its band only (its lines double the
+  // bytes staged): out of it, it is the last resort (pass 4), not a
+  // "whatever its band" pick.
+  for (int pass = 0; pass < 5; ++pass)
     for (int i = 0; i < info->nplans; ++i) {
       const purlin_plan_info &p = info->plans[i];
       if (!strategy.empty() && strategy != p.strategy)
@@ -73,9 +76,11 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
       if (!allowed(p))
         continue;
       const bool band = !strategy.empty() || fits(p);
+      if (pass < 4 && strategy.empty() && p.several_launches && !band)
+        continue;
       const bool direct = inplace == InPlace::No || !p.copies_inputs;
       if ((pass == 0 && band && direct) || (pass == 1 && direct) ||
-          (pass == 2 && band) || pass == 3)
+          (pass == 2 && band) || pass >= 3)
         return i;
     }
   return -1;

@@ -36,8 +36,8 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks);
 /// read the inputs where they are (no copy) first: the band's, then any;
 /// then the band's that copy, then any. A plan for several launches only
 /// (several_launches) is left out unless `severalLaunches` (the call's
-/// ranks run in more than one launch) or `strategy` names it. -1 when none
-/// fits.
+/// ranks run in more than one launch) or `strategy` names it, and outside
+/// its band is taken only when nothing else is allowed. -1 when none fits.
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy = "",
                bool severalLaunches = false);
