@@ -7,7 +7,8 @@
 #
 #   tools/gpu-datapaths.sh gen [DIR]  here, with build/bin/purlinc built:
 #                                     writes DIR/ (default gen-dp/)
-#   tools/gpu-datapaths.sh run [DIR]  on the GPU machine, from the repository
+#   tools/gpu-datapaths.sh run [DIR [ll]]
+#                                     on the GPU machine, from the repository
 #                                     root, DIR carried: builds the runtime,
 #                                     the GPU test and the benchmark for
 #                                     sm_90 (build-dp/), runs them; logs in
@@ -52,6 +53,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-dp}
+phase=${3:-all} # all, or ll: the low-latency lines alone (build, tests, timing)
 copies=(all_gather all_gather_interleaved all_to_all all_to_all_v broadcast gather scatter shift halo)
 case "$mode" in
 gen)
@@ -88,12 +90,37 @@ run)
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
-  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench purlin-gemm-overlap >"$LOG/build.log" 2>&1 ||
+  targets="purlin-gpu-test purlin-bench"
+  [ "$phase" = ll ] || targets="$targets purlin-gemm-overlap"
+  ninja -C "$B" -j"$(nproc)" $targets >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
   step "build: ok in $(( $(date +%s) - t0 )) s"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
   T=$B/test/gpu/purlin-gpu-test
   BE=$B/tools/purlin-bench/purlin-bench
+  if [ "$phase" = ll ]; then
+    # The low-latency lines alone: LL and LL128 checked in both launch
+    # models, then timed with the barriers kept beside the chooser's plans.
+    for n in all_reduce_ll all_reduce_ll128; do
+      for one in 0 1; do
+        PURLIN_ONE_LAUNCH=$one timeout 120 $T --quick --only $n >"$LOG/test-$n-$one.log" 2>&1
+        rc=$?
+        grep -E "FAIL|timeout|CRASH|FATAL" "$LOG/test-$n-$one.log" | head -5
+        step "gpu test $n, PURLIN_ONE_LAUNCH=$one: rc=$rc $(tail -1 "$LOG/test-$n-$one.log")"
+      done
+    done
+    {
+      for c in all_reduce all_reduce_ll all_reduce_ll128; do
+        echo "# $c, PURLIN_ONE_LAUNCH=0"
+        PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C $c -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
+      done
+      echo "# all_reduce, one launch (for the record)"
+      timeout 60 $BE -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
+    } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
+    echo "== summary"
+    printf '%s\n' "${summary[@]}"
+    exit 0
+  fi
 
   # 1. correctness, graph replays, kernel nodes
   t0=$(date +%s)
