@@ -22,6 +22,9 @@
 #   tools/gpu-epilogue.sh variants [DIR]  on the GPU machine: the bench
 #                                     built with each measurement switch of
 #                                     exec/Epilogue.h, run one after another
+#   tools/gpu-epilogue.sh probe [DIR]  on the GPU machine: each kernel's
+#                                     own time under ncu (fused, unfused
+#                                     plans' two kernels, the pair's)
 #   tools/gpu-epilogue.sh timing [DIR]  on the GPU machine: the bench built
 #                                     with -DPURLIN_EPI_TIMING, the cycles
 #                                     between the register row's steps
@@ -124,6 +127,50 @@ run)
   step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
   echo "== summary"
   printf '%s\n' "${summary[@]}"
+  ;;
+probe)
+  # Each kernel's own time (Nsight Compute, clocks left alone): the bench
+  # at hidden 4096, tokens 1 and 128, every form; per kernel name the mean
+  # duration, so that the fused kernel, the unfused plans' two kernels and
+  # the pair's all-reduce and norm kernels are seen apart from the gaps
+  # between launches. Needs ncu (Firecracker machines have it).
+  LOG=${OUT:-build-gpu-epi/logs}
+  B=build-gpu-epi
+  mkdir -p "$LOG"
+  t0=$(date +%s)
+  cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+    -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 \
+    || { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
+  ninja -C "$B" -j"$(nproc)" purlin-epilogue-bench >"$LOG/build.log" 2>&1 \
+    || { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+  echo "== build: ok in $(( $(date +%s) - t0 )) s"
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
+  for t in ${PROBE_TOKENS:-1 128}; do
+    timeout ${PROBE_TIMEOUT:-150} "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --print-kernel-base mangled \
+      $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 2 --hidden 4096 --tokens $t \
+      >"$LOG/ncu-$t.csv" 2>"$LOG/ncu-$t.err"
+    echo "== tokens $t (rc $?): kernel, launches, mean us"
+    python3 - "$LOG/ncu-$t.csv" <<'PY'
+import csv, sys, re, collections
+tot = collections.defaultdict(float); cnt = collections.Counter()
+rows = [l for l in open(sys.argv[1]) if l.startswith('"')]
+for r in csv.DictReader(rows):
+    if r.get("Metric Name") != "gpu__time_duration.sum":
+        continue
+    name = r["Kernel Name"]
+    f = re.search(r"(applyKernelSlot|planKernelSlot|applyKernel|planKernel|residualRmsNorm|purlin_jit\w*)", name)
+    m = re.search(r"purlin_gen_(\w+?)\d+PlanFn_(p\d+)", name)
+    key = (f.group(1) if f else name[:60]) + (" " + m.group(1) + " " + m.group(2) if m else "")
+    v = float(r["Metric Value"].replace(",", ""))
+    unit = r.get("Metric Unit", "ns")
+    us = v / 1000 if unit in ("nsecond", "ns") else v if unit in ("usecond", "us") else v * 1000
+    tot[key] += us; cnt[key] += 1
+for k in sorted(tot):
+    print(f"  {k:70s} {cnt[k]:5d} {tot[k]/cnt[k]:9.2f}")
+PY
+  done
   ;;
 variants)
   # The bench built once per measurement build of exec/Epilogue.h (each
