@@ -812,9 +812,11 @@ snac.program @epi3_direct_unfused of @epi3 "direct_unfused" lanes 4 chunks 1 ban
 
 // -----
 
-// two_shot_unfused without 'kept': the rows' owners store into every
-// rank's received area, so a rank that applies its epilogue before they
-// are all done reads rows still being written.
+// two_shot_unfused without 'kept': each owner keeps its rows in its own
+// received area, cut among its lanes otherwise than its owned apply cuts
+// them (the checker's model gives each lane another lane's piece), so a
+// lane would apply the epilogue to rows that other lanes of its rank are
+// still combining.
 layout.collective @epi4 {
   layout.param @R : ranks
   layout.param @N : count
@@ -833,6 +835,36 @@ snac.program @epi4_two_shot_unfused of @epi4 "two_shot_unfused" lanes 2 chunks 1
   snac.wait @ready from all clause 0 boundary
   snac.consume owned from input to received clause 0
   // expected-error @+1 {{unordered access}}
+  snac.consume owned from received to all clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}
+
+// -----
+
+// The rows an owned consume keeps lie in their owner's area only: a rank
+// cannot apply its own rows ('mine from received') from it.
+layout.collective @epi4b {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi4b_two_shot_unfused of @epi4b "two_shot_unfused" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @kept
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to received clause 0
+  snac.notify @kept to all clause 0
+  snac.wait @kept from all clause 0 all_lanes
+  // expected-error @+1 {{a 'mine' consume reads received rows of clause 0 that only their owners kept ('owned ... to received': each owner's area holds its own rows)}}
   snac.consume mine from received to self clause 0 epilogue
   snac.notify @done to all clause 0 boundary
   snac.wait @done from all clause 0 boundary

@@ -164,10 +164,20 @@ bool staticChecks(const Collective &c, const Plan &plan,
         !earlier([&](const Step &s) { return s.dst == DestKind::Partial && s.sel == st.sel; }))
       err(si, "consume reads partial results of clause " + std::to_string(st.clause) +
                   " that no earlier '" + selectionName(st.sel) + "' consume to partial makes");
+    // A rank's area holds the rows its consume to received kept: the names
+    // it receives (mine: every row it applies, owned or not), or the rows
+    // it owns (owned: only what an owned apply reads).
     if (st.src == SourceKind::Received &&
         !earlier([&](const Step &s) { return s.dst == DestKind::Received; }))
       err(si, "consume reads received rows of clause " + std::to_string(st.clause) +
                   " that no earlier consume to received keeps");
+    else if (st.src == SourceKind::Received && st.sel == Selection::Mine &&
+             !earlier([&](const Step &s) {
+               return s.dst == DestKind::Received && s.sel == Selection::Mine;
+             }))
+      err(si, "a 'mine' consume reads received rows of clause " + std::to_string(st.clause) +
+                  " that only their owners kept ('owned ... to received': each owner's "
+                  "area holds its own rows)");
     if (st.src == SourceKind::Output &&
         !earlier([&](const Step &s) {
           return s.sel == Selection::Owned && s.dst == DestKind::Self;

@@ -221,10 +221,10 @@ struct Emitter {
     case StepKind::Consume: {
       // The snac verifier: an epilogue runs mine to self or owned to all;
       // the unfused plans keep rows (to received) and apply it later (mine
-      // from received to self).
+      // from received to self, or owned from received to all).
       if (st.src == SourceKind::Received) {
-        os << ind << "applyRows<" << C << ", Epilogue" << st.clause << ">(t, " << chunk
-           << ");\n";
+        os << ind << (st.sel == Selection::Owned ? "applyRowsOwned<" : "applyRows<") << C
+           << ", Epilogue" << st.clause << ">(t, " << chunk << ");\n";
         break;
       }
       if (st.epilogue || st.dst == DestKind::Received) {
@@ -276,7 +276,9 @@ struct Emitter {
     os << "}\n\n";
     if (ap.apply >= 0) {
       // The epilogue's launch of its own: the consume from received alone,
-      // and its clause's rows x elements (for the launch's grid).
+      // and the rows x elements a rank applies (for the launch's grid: the
+      // clause's rows, or an owner's share of them, ceil(rows / R), in the
+      // owned form: epiRows cuts rows piece r of R).
       const Step &st = p.steps[ap.apply];
       const std::string C = "Clause" + std::to_string(st.clause),
                         E = "Epilogue" + std::to_string(st.clause);
@@ -285,7 +287,10 @@ struct Emitter {
       os << "}\ninline void applyShape_" << i
          << "(const Shared *S, int64_t *rows, int64_t *inner) {\n"
          << "  int64_t ext[kMaxDims] = {0};\n  *rows = *inner = 1;\n"
-         << "  detail::rowShape<" << C << ", " << E << ">(S->P, ext, *rows, *inner);\n}\n\n";
+         << "  detail::rowShape<" << C << ", " << E << ">(S->P, ext, *rows, *inner);\n";
+      if (st.sel == Selection::Owned)
+        os << "  *rows = (*rows + S->R - 1) / S->R; // an owner's rows\n";
+      os << "}\n\n";
     }
     // Scratch: exec.h's layout of the areas the stages need, in order.
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"

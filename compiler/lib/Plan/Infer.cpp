@@ -155,12 +155,14 @@ bool hasSet(const Clause &cl) { return cl.from.rank.isSet() || cl.to.rank.isSet(
 //    consume and rows in the second (exec/Epilogue.h), so a barrier of its
 //    lanes (`kept`, self) before the second, which comes after `done`: in
 //    place, its stores may land on inputs that peers read until then;
-//  - two-shot (owned): the rows' owners, every rank, so `kept` (all ranks,
-//    every lane; not a boundary sync: the rows are written in this launch)
-//    orders the second consume after every owner's stores, and after
-//    every read of the inputs (in place without copies); `done` follows
-//    it, so that no owner's next launch overwrites a received area before
-//    its rank has applied the epilogue.
+//  - two-shot (owned): the owner of the rows keeps them in its own area
+//    (one store a name) and applies them itself (`owned from received to
+//    all`: every rank's outputs of its rows, each with that rank's
+//    inputs), so again a barrier of its lanes (`kept`, self) orders the
+//    second consume after the first; other owners read and write other
+//    rows (outputs at their inputs' address: the fused two_shot's owned
+//    consume has the same cut). `done` follows it, so that no rank's next
+//    launch reads or writes what the apply still uses.
 void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
               DestKind dst, PeerSet readers, PeerSet contributors,
               bool unfused = false) {
@@ -192,19 +194,22 @@ void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
     const bool apart = unfused && !c.clauses[k].epilogue.empty();
     b.consume(ck, sel, copy ? SourceKind::Scratch : SourceKind::Input,
               apart ? DestKind::Received : dst);
-    auto apply = [&](PeerSet peers) {
+    // The rows a rank applies are the ones its own lanes kept (cut
+    // otherwise): a barrier of its lanes orders them.
+    auto apply = [&]() {
       const int kept = b.signal("kept" + sfx);
-      b.notify(ck, kept, peers);
-      b.wait(ck, kept, peers, false, true);
-      b.consume(ck, Selection::Mine, SourceKind::Received, DestKind::Self);
+      b.notify(ck, kept, PeerSet::Self);
+      b.wait(ck, kept, PeerSet::Self, false, true);
+      b.consume(ck, sel, SourceKind::Received, sel == Selection::Owned ? DestKind::All
+                                                                        : DestKind::Self);
     };
     if (apart && sel == Selection::Owned)
-      apply(rd == PeerSet::Group ? PeerSet::Group : PeerSet::All);
+      apply();
     const bool last = k + 1 == c.clauses.size();
     b.notify(ck, done, co, false, last || copy);
     b.wait(ck, done, rd, false, copy, last || copy);
     if (apart && sel == Selection::Mine)
-      apply(PeerSet::Self);
+      apply();
   }
 }
 
@@ -418,10 +423,13 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   };
   // The unfused band (an epilogue, epilogueUnfusedBytes > 0): from that
   // many bytes on, the unfused forms of the same strategies; below it, the
-  // fused ones. A band that the edge leaves empty is not emitted. In place,
-  // two_shot_unfused is right as it is (its second consume follows every
-  // read of the inputs), so two_shot_copy has no unfused form of its own;
-  // one-shot in place reads copies (direct_copy_unfused).
+  // fused ones. A band that the edge leaves empty is not emitted. In place
+  // with each output at its input's address, two_shot_unfused is right as
+  // it is (inplace_same: each owner reads and writes its own rows), so
+  // two_shot_copy has no unfused form of its own; a call whose buffers
+  // overlap otherwise takes a plan proved for any overlap (the runtime's
+  // provedInPlace: direct_copy_unfused here); one-shot in place reads
+  // copies (direct_copy_unfused).
   const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
   auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
     if (apart <= 0)

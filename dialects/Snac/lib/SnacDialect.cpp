@@ -193,8 +193,10 @@ LogicalResult ConsumeOp::verify() {
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
   // The unfused plans: a consume 'to received' keeps the combined rows
-  // (f32) of a clause with an epilogue, one 'from received' runs the
-  // epilogue over this rank's rows later (exec/Epilogue.h).
+  // (f32) of a clause with an epilogue in this rank's area, one 'from
+  // received' runs the epilogue over them later (exec/Epilogue.h): this
+  // rank's rows ('mine' to 'self'), or the rows it owns, storing every
+  // rank's outputs ('owned' to 'all').
   if (getDst() == Dest::received &&
       (getEpilogue() || getFlagged() || getRanksLo() ||
        (getSrc() != Source::input && getSrc() != Source::scratch)))
@@ -202,10 +204,12 @@ LogicalResult ConsumeOp::verify() {
                        "a later epilogue: from 'input' or 'scratch', every "
                        "contributor, without 'epilogue'");
   if (getSrc() == Source::received &&
-      (getSel() != Selection::mine || getDst() != Dest::self || !getEpilogue() ||
-       getRanksLo()))
-    return emitOpError("a consume 'from received' runs the epilogue over this "
-                       "rank's received rows: 'mine' to 'self' with 'epilogue'");
+      (!((getSel() == Selection::mine && getDst() == Dest::self) ||
+         (getSel() == Selection::owned && getDst() == Dest::all)) ||
+       !getEpilogue() || getRanksLo()))
+    return emitOpError("a consume 'from received' runs the epilogue over the "
+                       "rows this rank kept: 'mine' to 'self' or 'owned' to "
+                       "'all', with 'epilogue', every contributor");
   // An epilogue needs whole rows on the rank that applies it: one-shot
   // ('mine' to 'self'), or the owned form whose owners are cut on row
   // boundaries and store every rank's outputs ('owned' to 'all').

@@ -755,13 +755,14 @@ layout.collective @c {
   layout.epilogue rows n [store @y[i] = recv]
 }
 snac.program @p of @c "direct_unfused" lanes 1 chunks 1 band [0, -1) {
-  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over this rank's received rows: 'mine' to 'self' with 'epilogue'}}
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over the rows this rank kept: 'mine' to 'self' or 'owned' to 'all', with 'epilogue', every contributor}}
   snac.consume mine from received to self clause 0
 }
 
 // -----
 
-// received rows read by owners (issue 16)
+// received rows applied by their owner to its own outputs only: the owned
+// apply stores every rank's outputs (issue 16)
 layout.collective @c {
   layout.param @R : ranks
   layout.buffer @x : in f32 [4]
@@ -770,6 +771,36 @@ layout.collective @c {
   layout.epilogue rows n [store @y[i] = recv]
 }
 snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
-  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over this rank's received rows: 'mine' to 'self' with 'epilogue'}}
-  snac.consume owned from received to all clause 0 epilogue
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over the rows this rank kept: 'mine' to 'self' or 'owned' to 'all', with 'epilogue', every contributor}}
+  snac.consume owned from received to self clause 0 epilogue
+}
+
+// -----
+
+// received rows read by owners without the epilogue (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over the rows this rank kept: 'mine' to 'self' or 'owned' to 'all', with 'epilogue', every contributor}}
+  snac.consume owned from received to all clause 0
+}
+
+// -----
+
+// received rows applied by owners over a contributor range (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over the rows this rank kept: 'mine' to 'self' or 'owned' to 'all', with 'epilogue', every contributor}}
+  snac.consume owned from received to all clause 0 ranks [0, 2) epilogue
 }

@@ -185,11 +185,13 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
 
     The unfused plans run a clause's epilogue apart from its combine: `to
     received` (from `input` or `scratch`, every contributor, no
-    `epilogue`) keeps the combined rows as f32, not rounded, in the
-    received area of this rank (`mine`) or of every rank (`owned`), at the
-    names' destination offsets; a later `mine from received to self ...
-    epilogue` runs the statements over this rank's rows. The stores are
-    what the fused consume stores, bit for bit on the host.
+    `epilogue`) keeps the combined rows as f32, not rounded, in this
+    rank's received area, at the names' destination offsets: the names it
+    receives (`mine`) or the rows it owns (`owned`, row-aligned owners); a
+    later `mine from received to self ... epilogue` runs the statements
+    over this rank's rows, `owned from received to all ... epilogue` over
+    the rows it owns, for every rank with that rank's inputs and outputs.
+    The stores are what the fused consume stores, bit for bit on the host.
 
     ```mlir
     snac.consume mine from input to self clause 0 epilogue
@@ -202,6 +204,7 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     snac.consume mine from output to self clause 0
     snac.consume owned from input to received clause 0
     snac.consume mine from received to self clause 0 epilogue
+    snac.consume owned from received to all clause 0 epilogue
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,

@@ -162,9 +162,11 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   PURLIN_HD float recv() const {
     Tgt &t = this->t;
     const Shared &S = this->S;
-    if (src == kSrcReceived) // kept by a consume `to received`, at the name's
-      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, this->r), // offset
-                       C::toIndex(c, S.P));
+    // Kept by a consume `to received` in this rank's own area, at the
+    // name's destination offset (whichever rank r the statements run for:
+    // the owned apply runs them for every rank over the rows it owns).
+    if (src == kSrcReceived)
+      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, t.rank()), C::toIndex(c, S.P));
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
@@ -231,29 +233,25 @@ PURLIN_HD bool epiRowRun(const Params &P, int64_t *c, const int64_t *ext) {
   }
   return ok;
 }
-/// Whether every rank's received area of clause C holds row c (from its
+/// Whether rank r's received area of clause C holds row c (from its
 /// destination offset i0 on) as 16-byte aligned f32 vectors.
 template <class C>
-PURLIN_HD bool epiReceivedAligned(const Shared &S, int q0, int q1, int64_t i0) {
-  uintptr_t low = 0;
-  for (int q = q0; q < q1; ++q)
-    low |= (uintptr_t)(receivedOf<C>(S, q) + i0 * 4);
-  return (low & 15u) == 0;
+PURLIN_HD bool epiReceivedAligned(const Shared &S, int r, int64_t i0) {
+  return ((uintptr_t)(receivedOf<C>(S, r) + i0 * 4) & 15u) == 0;
 }
 
 template <class C, class E, int kMode = kEpiFused, class Tgt>
 PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
-                         const int64_t *ext, int64_t ninner, int q0 = 0,
-                         int q1 = 0) {
+                         const int64_t *ext, int64_t ninner) {
   if (ninner % kEpiVec != 0 ||
       (ninner / kEpiVec + t.threads() - 1) / t.threads() > Tgt::kEpiRowVecs)
     return false;
   const Params &P = S.P;
-  // The received areas (stash: the ranks q0..q1 stored for; apply: this
-  // rank's, read) lie at the destination's offsets, as f32.
+  // The received area (this rank's: the stash stores into it, the apply
+  // reads it) lies at the destination's offsets, as f32.
   if constexpr (kMode != kEpiFused)
     if (!epiRowRun<C, E, true>(P, c, ext) ||
-        !epiReceivedAligned<C>(S, q0, q1, C::toIndex(c, P)))
+        !epiReceivedAligned<C>(S, t.rank(), C::toIndex(c, P)))
       return false;
   if constexpr (kMode == kEpiApply)
     return true;
@@ -310,8 +308,10 @@ PURLIN_UNROLL
 /// contiguous); c holds the row coordinates and zero inner coordinates.
 /// The statements run for ranks q0 .. q1-1, kQ at a time side by side
 /// (their inputs and outputs), over the one received row: [r, r+1) in
-/// one-shot, every rank in the owned form. Every contribution is read
-/// before the first store.
+/// one-shot, every rank in the owned form (fused, or the owned apply, which
+/// reads the row from this rank's own area). Every contribution is read
+/// before the first store. The stash stores the row into this rank's own
+/// area only (the owned form's owner applies it later).
 template <class C, class E, int kQ, int kMode = kEpiFused, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
@@ -407,17 +407,16 @@ PURLIN_UNROLL
   }
   PURLIN_EPI_MARK(4);
   if constexpr (kMode == kEpiStash) {
-    // Kept for the ranks q0..q1 (the owned form: every rank), at the
-    // destination's offsets; the statements run later (kEpiApply).
+    // Kept in this rank's own area, at the destination's offsets; the
+    // statements run later (kEpiApply), on this rank (one-shot: its own
+    // row; owned: the owner's row, for every rank).
     const int64_t o0 = C::toIndex(c, P);
-    for (int q = q0; q < q1; ++q) {
-      char *area = detail::receivedOf<C>(S, q);
+    char *area = detail::receivedOf<C>(S, t.rank());
 PURLIN_UNROLL
-      for (int k = 0; k < kV; ++k) {
-        if (k >= nmine)
-          break;
-        t.storeF32x8(area, o0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
-      }
+    for (int k = 0; k < kV; ++k) {
+      if (k >= nmine)
+        break;
+      t.storeF32x8(area, o0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
     }
   } else {
     // The statements run for kQ ranks q at a time (the owned form runs them
@@ -508,16 +507,14 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
   }
 }
 /// One row's received values in the general form, element by element,
-/// into the received areas of ranks q0..q1 (kEpiStash).
+/// into this rank's received area (kEpiStash).
 template <class C, class E, class Tgt>
 PURLIN_HD void epiRowStash(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
-                           const int64_t *ext, int64_t ninner, int q0, int q1) {
+                           const int64_t *ext, int64_t ninner) {
+  char *area = receivedOf<C>(x.S, t.rank());
   for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
     innerAt<C, E>(e, ext, c);
-    const float v = x.recv();
-    const int64_t i = C::toIndex(c, x.S.P);
-    for (int q = q0; q < q1; ++q)
-      t.storeFAs(kElemF32, receivedOf<C>(x.S, q), i, v);
+    t.storeFAs(kElemF32, area, C::toIndex(c, x.S.P), x.recv());
   }
 }
 } // namespace detail
@@ -552,11 +549,12 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 namespace detail {
 /// The rows of a consume with an epilogue, one-shot (kOwned false: this
 /// rank's outputs from every row) or owned (this rank's R-th of the rows,
-/// every rank's outputs); see consumeRows and consumeRowsOwned.
+/// every rank's outputs); see consumeRows and consumeRowsOwned. The stash
+/// (kEpiStash) keeps the rows in this rank's own area and the apply
+/// (kEpiApply) reads them from it, owned or not: both cut ownership alike
+/// (rows piece r of R), so the owner applies the rows it kept.
 template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
 PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
-  static_assert(!(kOwned && kMode == kEpiApply),
-                "a rank applies the epilogue to the rows it received");
   if (t.aborted())
     return;
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
@@ -578,13 +576,13 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   PURLIN_EPI_MARK(1);
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
-    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner, q0, q1)) {
+    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
       consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode>(t, S, src, x.op, c,
                                                                  ext, ninner, q0, q1);
       continue;
     }
     if constexpr (kMode == kEpiStash)
-      epiRowStash<C, E>(t, x, c, ext, ninner, q0, q1);
+      epiRowStash<C, E>(t, x, c, ext, ninner);
     else
       for (x.r = q0; x.r < q1; ++x.r)
         epiRowGeneral<C, E>(t, x, c, ext, ninner);
@@ -624,20 +622,45 @@ PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
 }
 
 namespace detail {
+/// Whether the clause's destination offsets are its coordinates' row-major
+/// index from `base` on (every name at base + the index, extents ext): then
+/// row k of the clause is names [k * ninner, (k + 1) * ninner) of a box
+/// that is one contiguous run from base.
+template <class C>
+PURLIN_HD bool rowMajorFrom(const Params &P, const int64_t *ext, int64_t base) {
+  int64_t c[kMaxDims] = {0};
+  const int64_t i0 = C::toIndex(c, P);
+  bool ok = i0 == base;
+  int64_t stride = 1;
+  for (int d = C::kDims - 1; d >= 0 && ok; --d) {
+    if (ext[d] > 1) {
+      c[d] = 1;
+      ok = C::toIndex(c, P) - i0 == stride;
+      c[d] = 0;
+    }
+    stride *= ext[d];
+  }
+  return ok;
+}
+
 /// The unfused plans' first consume over names rather than rows, as the
-/// plain consume cuts them (consumeRegisters: this rank's names, or part r
-/// of the box, then piece (chunk, lane), on t.vecElems() boundaries): no
-/// row setup, every lane busy however few the rows. Each thread combines
-/// kEpiVec names at a time from every contributor (Tgt::loadF8, all R
-/// loads issued before the combine, in ascending rank as recv() does) and
-/// stores them as f32 into the received areas of ranks q0..q1
-/// (Tgt::storeF32x8); a piece's last names one by one. False, with
-/// nothing done, unless the box is one run contiguous on both sides, at
-/// most kRegPtrs contributors, every contributor's and area's first name
-/// aligned for those vectors and the element at most 4 bytes (so every
-/// piece's start is too): conditions the same on every lane and rank, so
-/// that the step's lanes all take this cut or all take the rows'.
-template <class C, bool kOwned, class Tgt>
+/// plain consume cuts them (consumeRegisters: this rank's names, then
+/// piece (chunk, lane), on t.vecElems() boundaries): no row setup, every
+/// lane busy however few the rows. The owned form takes the names of the
+/// rows the rank owns (rows piece r of R, as epiRows cuts them, so that
+/// the owner's apply finds them in its own area), then piece (chunk,
+/// lane) of those. Each thread combines kEpiVec names at a time from every
+/// contributor (Tgt::loadF8, all R loads issued before the combine, in
+/// ascending rank as recv() does) and stores them as f32 into this rank's
+/// received area (Tgt::storeF32x8); a piece's last names one by one.
+/// False, with nothing done, unless the box is one run contiguous on both
+/// sides, at most kRegPtrs contributors, every contributor's and the
+/// area's first name aligned for those vectors and the element at most 4
+/// bytes (so every piece's start is too), and (owned) the names in
+/// row-major order with rows of a multiple of t.vecElems() names:
+/// conditions the same on every lane, so that the step's lanes all take
+/// this cut or all take the rows'.
+template <class C, class E, bool kOwned, class Tgt>
 PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
@@ -651,18 +674,30 @@ PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
   }
   if (b.nfree != 1 || b.sstr[0] != 1 || b.dstr[0] != 1)
     return false;
-  const int q0 = kOwned ? 0 : r, q1 = kOwned ? R : r + 1;
-  uintptr_t low = 0, area = 0;
+  char *const mineArea = receivedOf<C>(S, r);
+  uintptr_t low = 0;
   for (int p = 0; p < R; ++p)
     low |= (uintptr_t)(mappedSource<C>(S, src, p) + b.sbase * S.elemSize);
-  for (int x = q0; x < q1; ++x)
-    area |= (uintptr_t)(receivedOf<C>(S, x) + b.dbase * 4);
-  if (!epiVecAligned(S, (const char *)low, 0) || (area & 15u) != 0)
+  if (!epiVecAligned(S, (const char *)low, 0) ||
+      ((uintptr_t)(mineArea + b.dbase * 4) & 15u) != 0)
     return false;
   const int64_t pieces = (int64_t)S.K * S.L, piece = (int64_t)chunk * S.L + t.lane();
   const int64_t g = t.vecElems();
-  int64_t lo, hi;
-  pieceRange(b.n, kOwned, R, r, pieces, piece, g, lo, hi);
+  int64_t lo = 0, hi = b.n;
+  if constexpr (kOwned) {
+    int64_t ext[kMaxDims] = {0};
+    int64_t nrows = 1, ninner = 1;
+    rowShape<C, E>(S.P, ext, nrows, ninner);
+    if (ninner % g != 0 || nrows * ninner != b.n || !rowMajorFrom<C>(S.P, ext, b.dbase))
+      return false;
+    int64_t rlo, rhi;
+    splitRange(nrows, (int64_t)R, (int64_t)r, 1, rlo, rhi);
+    splitRange((rhi - rlo) * ninner, pieces, piece, g, lo, hi);
+    lo += rlo * ninner;
+    hi += rlo * ninner;
+  } else {
+    splitRange(b.n, pieces, piece, g, lo, hi);
+  }
   const int op = clauseOp<C>(S);
   const int64_t nvec = (hi - lo) / kEpiVec;
   for (int64_t v = t.thread(); v < nvec; v += t.threads()) {
@@ -683,8 +718,7 @@ PURLIN_UNROLL
 PURLIN_UNROLL
       for (int j = 0; j < kEpiVec; ++j)
         in[0][j] /= (float)R;
-    for (int x = q0; x < q1; ++x)
-      t.storeF32x8(receivedOf<C>(S, x), b.dbase + at, in[0]);
+    t.storeF32x8(mineArea, b.dbase + at, in[0]);
   }
   for (int64_t e = lo + nvec * kEpiVec + t.thread(); e < hi; e += t.threads()) {
     float a = t.loadF(mappedSource<C>(S, src, 0), b.sbase + e);
@@ -692,8 +726,7 @@ PURLIN_UNROLL
       a = purlin_epi_combine(op, a, t.loadF(mappedSource<C>(S, src, p), b.sbase + e));
     if (op == kAvg)
       a /= (float)R;
-    for (int x = q0; x < q1; ++x)
-      t.storeFAs(kElemF32, receivedOf<C>(S, x), b.dbase + e, a);
+    t.storeFAs(kElemF32, mineArea, b.dbase + e, a);
   }
   t.barrier(); // the lane's step is whole
   return true;
@@ -702,20 +735,22 @@ PURLIN_UNROLL
 
 /// consume `to received` of a clause with an epilogue (the unfused plans'
 /// first consume): the names combined, their received values kept in f32
-/// in the received area of this rank (mine) or of every rank (owned, each
-/// rank's rows from their owners); no statement runs. Cut as the plain
-/// consume cuts names where stashNames can, else in rows as consumeRows
-/// (mine) or consumeRowsOwned (owned) cut them: either way not as
-/// applyRows cuts them, so the plans order the two by a barrier.
+/// in this rank's received area: the names it receives (mine), or the rows
+/// it owns (owned: rows piece r of R, which its owned apply then reads; one
+/// store per name in all); no statement runs. Cut in names where stashNames
+/// can, else in rows as consumeRows (mine) or consumeRowsOwned (owned) cut
+/// them: either way the lanes' cut is not applyRows' (the owner's rows
+/// are the same), so the plans order the two by a barrier of the rank's
+/// lanes.
 template <class C, class E, class Tgt>
 PURLIN_HD void stashRows(Tgt &t, int src, int chunk) {
-  if (t.aborted() || detail::stashNames<C, false>(t, src, chunk))
+  if (t.aborted() || detail::stashNames<C, E, false>(t, src, chunk))
     return;
   detail::epiRows<C, E, false, kEpiStash>(t, src, chunk);
 }
 template <class C, class E, class Tgt>
 PURLIN_HD void stashRowsOwned(Tgt &t, int src, int chunk) {
-  if (t.aborted() || detail::stashNames<C, true>(t, src, chunk))
+  if (t.aborted() || detail::stashNames<C, E, true>(t, src, chunk))
     return;
   detail::epiRows<C, E, true, kEpiStash>(t, src, chunk);
 }
@@ -730,6 +765,20 @@ PURLIN_HD void stashRowsOwned(Tgt &t, int src, int chunk) {
 template <class C, class E, class Tgt>
 PURLIN_HD void applyRows(Tgt &t, int chunk) {
   detail::epiRows<C, E, false, kEpiApply>(t, kSrcReceived, chunk);
+}
+
+/// consume `owned from received to all` through the epilogue (two_shot
+/// unfused's second consume): the rows this rank owns (rows piece r of R,
+/// the rows its stashRowsOwned kept in its own area), lane l of chunk k
+/// taking piece (k, l) of Tgt::lanes() of those; for each row the received
+/// values are read once from this rank's area and the statements run for
+/// every rank q in ascending order with q's inputs, storing q's outputs, as
+/// consumeRowsOwned runs them: each rank's outputs are what its own
+/// one-shot consume would store. The area is scratch, never an output, so
+/// the general form reading it again for each q is safe in place.
+template <class C, class E, class Tgt>
+PURLIN_HD void applyRowsOwned(Tgt &t, int chunk) {
+  detail::epiRows<C, E, true, kEpiApply>(t, kSrcReceived, chunk);
 }
 
 } // namespace exec

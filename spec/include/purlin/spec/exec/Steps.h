@@ -184,29 +184,35 @@ PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) 
   });
 }
 
-/// consume from received: the names this rank receives, copied from its
-/// received area (where a consume `to received` left them, at their
-/// destination offsets) to its output. What the checker runs for the
+/// consume from received: the names this rank receives (mine), copied
+/// from its received area (where a consume `to received` left them, at
+/// their destination offsets) to its output; or (owned) part r of the box,
+/// the part its owned consume `to received` kept in this rank's area,
+/// copied from there to every rank's output. What the checker runs for the
 /// unfused plans' second consume (the targets run it through the clause's
 /// epilogue, cut in rows, maybe on a launch of its own: exec/Epilogue.h):
 /// so that its model asks for the barrier the targets need, lane l takes
 /// the piece that the first consume gave another lane (piece (chunk, L-1-l)
-/// of the box).
+/// of the box, or of the owner's part).
 template <class C, class Tgt>
-PURLIN_HD void copyReceived(Tgt &t, int64_t pieces, int64_t piece) {
+PURLIN_HD void copyReceived(Tgt &t, bool owned, int64_t pieces, int64_t piece) {
   piece = (piece / t.shared().L) * t.shared().L + (t.shared().L - 1 - piece % t.shared().L);
   const Shared &S = t.shared();
-  const int r = t.rank();
+  const int r = t.rank(), R = S.R;
   laneMoves(t, 1, [&](int, Move &m) {
-    if (C::kFromRole != kEvery || !flows<C>(S.P, 0, r) || !makeBox<C>(S.P, 0, r, m.box))
+    const int q = owned ? 0 : r;
+    if (C::kFromRole != kEvery || (owned && C::kToRole != kEvery) || !flows<C>(S.P, 0, q) ||
+        !makeBox<C>(S.P, 0, q, m.box))
       return false;
-    splitRange(m.box.n, pieces, piece, t.vecElems(), m.lo, m.hi);
+    pieceRange(m.box.n, owned, R, r, pieces, piece, t.vecElems(), m.lo, m.hi);
     m.box.sbase = m.box.dbase; // read where it is written
     for (int j = 0; j < m.box.nfree; ++j)
       m.box.sstr[j] = m.box.dstr[j];
-    m.nsrc = m.ndst = 1;
+    m.nsrc = 1;
     m.src[0] = detail::receivedOf<C>(S, r);
-    m.dst[0] = (char *)S.buf[r][C::kToBuf];
+    m.ndst = owned ? R : 1;
+    for (int x = 0; x < m.ndst; ++x)
+      m.dst[x] = (char *)S.buf[owned ? x : r][C::kToBuf];
     m.op = kCopy;
     return true;
   });
@@ -217,7 +223,8 @@ PURLIN_HD void copyReceived(Tgt &t, int64_t pieces, int64_t piece) {
 ///  sel kSelOwned: part r of every box (its owner's part);
 ///  src, dst: see Source and Dest (mine writes kDstSelf, kDstPartial or
 ///       kDstReceived; owned writes kDstAll, kDstSelf, kDstPartial or
-///       kDstReceived; kSrcReceived: mine to kDstSelf);
+///       kDstReceived (its part, into its own area); kSrcReceived: mine to
+///       kDstSelf, owned to kDstAll);
 ///  [lo, hi): the contributors combined, in ascending rank (all by
 ///       default); with kSrcPartial, after this rank's partial result.
 /// A partial result stored in the element type continues a fold exactly
@@ -251,7 +258,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
     return;
   }
   if (src == kSrcReceived) {
-    copyReceived<C>(t, pieces, piece);
+    copyReceived<C>(t, sel == kSelOwned, pieces, piece);
     return;
   }
   auto source = [&](int p) -> const char * {
@@ -328,8 +335,10 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
         m.op = op;
         sources(m, C::kFromRole == kEvery ? -1 : (int)p);
         m.ndst = 1;
-        if ((dst == kDstAll || dst == kDstReceived) && C::kToRole == kEvery) {
+        if (dst == kDstAll && C::kToRole == kEvery) {
           m.ndst = R; // fill() below
+        } else if (dst == kDstReceived) {
+          m.dst[0] = detail::receivedOf<C>(S, r); // the owner's own area
         } else if (dst == kDstSelf) {
           m.dst[0] = (char *)S.buf[r][C::kToBuf]; // the owner keeps its part
         } else if (dst == kDstPartial) {
@@ -344,8 +353,6 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
           m.src[x] = source(x);
         if (dst == kDstAll && C::kToRole == kEvery)
           m.dst[x] = (char *)S.buf[x][C::kToBuf];
-        if (dst == kDstReceived && C::kToRole == kEvery)
-          m.dst[x] = detail::receivedOf<C>(S, x);
   });
 }
 
