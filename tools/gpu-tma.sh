@@ -8,6 +8,9 @@
 #
 #   tools/gpu-tma.sh gen [DIR]   here, with build/bin/purlinc built: writes
 #                                DIR/ (default gen-tma/)
+#   tools/gpu-tma.sh stages [DIR]  on the GPU machine: the bench per
+#                                PURLIN_TMA_STAGES (TMA_STAGES) at each
+#                                PURLIN_TMA_SMEM (TMA_SMEM), L = 2 lanes
 #   tools/gpu-tma.sh run [DIR [PHASE]]
 #                                on the GPU machine, from the repository
 #                                root, DIR carried: builds the runtime, the
@@ -195,6 +198,41 @@ run)
         }
       }
     }' "$LOG/bench-tma.log"
+  ;;
+stages)
+  # The bulk pipeline's depth: the bench built once per PURLIN_TMA_STAGES
+  # (TMA_STAGES, default "2 3 4 6 8"; 4 is the default build), the L = 2
+  # instances only (16 SMs at 8 ranks), then all_gather (256 MiB) and
+  # all_reduce (128 MiB) per build at each PURLIN_TMA_SMEM (TMA_SMEM,
+  # default "96K 192K"): busbw per row, to pick the stages and the tile.
+  LOG=${OUT:-build-tma-s/logs}
+  mkdir -p "$LOG"
+  sel=(${TMA_STAGES:-2 3 4 6 8})
+  t0=$(date +%s)
+  for k in "${sel[@]}"; do
+    (cmake -G Ninja -S . -B "build-tma-s$k" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
+       "-DPURLIN_GEN_ONLY=all_gather_tma_l2;all_reduce_tma_l2" \
+       "-DCMAKE_CUDA_FLAGS=-DPURLIN_TMA_STAGES=$k" -DPURLIN_GEN_DIR="$PWD/$DIR" \
+       >"$LOG/configure-$k.log" 2>&1 &&
+     ninja -C "build-tma-s$k" -j$(( $(nproc) / ${#sel[@]} + 1 )) purlin-bench \
+       >"$LOG/build-$k.log" 2>&1 || echo "stages $k: build FAILED") &
+  done
+  wait
+  echo "== builds: $(( $(date +%s) - t0 )) s"
+  for k in "${sel[@]}"; do
+    BE=build-tma-s$k/tools/purlin-bench/purlin-bench
+    [ -x "$BE" ] || continue
+    for m in ${TMA_SMEM:-96K 192K}; do
+      for c in all_gather all_reduce; do
+        op=""; sz=256M
+        [ $c = all_reduce ] && op="-o sum" && sz=128M
+        PURLIN_TMA_SMEM=$m timeout 60 $BE -C ${c}_tma_l2 -g 8 -d bf16 $op -b $sz -e $sz -n 10 -w 3 -c 0 \
+          >"$LOG/s$k-$m-$c.log" 2>&1
+        echo "stages $k smem $m $c: $(grep -E '^ +[0-9]' "$LOG/s$k-$m-$c.log" | awk '{print $7 " us, busbw " $9 " GB/s"}')"
+      done
+    done
+  done
   ;;
 *)
   sed -n '2,50p' "$0"
