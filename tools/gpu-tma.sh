@@ -17,6 +17,9 @@
 #                                GPU test and the benchmark for sm_90
 #                                (build-tma/), runs them; logs in $OUT
 #                                (default build-tma/logs), summary last.
+#                                TMA_ONLY="NAME:[SMEM] ...": the tests of those
+#                                cases only (the whole set takes more than
+#                                one 600 s call);
 #                                PHASE: all (default), or build, test, bench
 #                                alone (a device call has 10 minutes; test
 #                                and bench build first if build-tma/ lacks
@@ -117,8 +120,12 @@ run)
   jobs=${PURLIN_GPU_JOBS:-$(( $(nproc) / 4 ))}
   [ "$jobs" -ge 1 ] || jobs=1
   cases=()
-  for f in "$DIR"/src/*_tma.purlin; do cases+=("$(basename "$f" .purlin):"); done
-  cases+=(all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K)
+  if [ -n "${TMA_ONLY:-}" ]; then # a subset, e.g. TMA_ONLY="all_to_all_v_tma: all_reduce_tma:0"
+    cases=($TMA_ONLY)
+  else
+    for f in "$DIR"/src/*_tma.purlin; do cases+=("$(basename "$f" .purlin):"); done
+    cases+=(all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K)
+  fi
   rm -f "$LOG"/rc-*
   for c in "${cases[@]}"; do
     n=${c%%:*} smem=${c#*:} tag=${c%%:*}${c#*:}
