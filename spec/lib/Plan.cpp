@@ -31,6 +31,11 @@ const char *selectionName(Selection s) { return kSelections[(int)s]; }
 const char *sourceKindName(SourceKind s) { return kSources[(int)s]; }
 const char *destKindName(DestKind d) { return kDests[(int)d]; }
 const char *lineFormatName(LineFormat f) { return kLineFormats[(int)f]; }
+std::string flaggedWords(LineFormat f, bool parity) {
+  if (f == LineFormat::None)
+    return "";
+  return flaggedWords(f) + (parity ? " parity" : "");
+}
 std::string flaggedWords(LineFormat f) {
   if (f == LineFormat::None)
     return "";
@@ -70,7 +75,7 @@ std::string writePlan(const Plan &p) {
     case StepKind::Stage:
       s += std::string(" ") + stageModeName(st.stage);
       if (st.flagged())
-        s += " " + flaggedWords(st.lines);
+        s += " " + flaggedWords(st.lines, st.parity);
       break;
     case StepKind::Notify:
     case StepKind::Wait:
@@ -87,7 +92,7 @@ std::string writePlan(const Plan &p) {
         s += " ranks " + std::to_string(st.ranksLo) + ".." +
              (st.ranksHi < 0 ? std::string("R") : std::to_string(st.ranksHi));
       if (st.flagged())
-        s += " " + flaggedWords(st.lines);
+        s += " " + flaggedWords(st.lines, st.parity);
       if (st.epilogue)
         s += " epilogue";
       break;

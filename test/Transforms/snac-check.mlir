@@ -593,6 +593,131 @@ snac.program @p of @all_gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
 
 // -----
 
+// Staging by launch parity and `free`. Without the parity halves, dropping
+// `free` from a symmetric all_reduce lets a contributor's next launch
+// overwrite the slot its destination still reads (two lanes running freely).
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
+}
+snac.program @p of @all_reduce "staged_ll" lanes 2 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 1 (consume) reads element 0 of staging slot 1 of rank 0 in launch 1 while rank 1 lane 1 (stage) writes element 0 of staging slot 1 of rank 0 in launch 2 [R = 2, count 1, f8e4m3, 2 lanes, 1 chunk]}}
+    snac.consume mine from staging to self clause 0 flagged
+  }
+}
+
+// -----
+
+// With the halves, a clause that is not symmetric still needs `free`: a
+// broadcast's root receives nothing, so nothing orders its launch 3 (half
+// 1 again) after a destination's reads of launch 1. The checker runs three
+// launches in a row to see a half reused.
+layout.collective @broadcast {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @root : root
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[root][i] to @y[*][i] copy
+}
+snac.program @p of @broadcast "staged_ll" lanes 2 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged parity
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 1 lane 1 (consume) reads element 0 of staging slot 0 (half 1: odd launches) of rank 1 in launch 1 while rank 0 lane 1 (stage) writes element 0 of staging slot 0 (half 1: odd launches) of rank 1 in launch 3 [R = 2, count 1, root 0, f8e4m3, 2 lanes, 1 chunk]}}
+    snac.consume mine from staging to self clause 0 flagged parity
+  }
+}
+
+// -----
+
+// ... a gather in LL128 lines: every rank pushes to the root, which pushes
+// to itself only; the flag word of a line is what is rewritten.
+layout.collective @gather {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @root : root
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [R * C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[root][r * C + i] copy
+}
+snac.program @p of @gather "staged_ll128" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged ll128 parity
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads the flag of line 0 of staging slot 1 (half 1: odd launches) of rank 0 in launch 1 while rank 1 lane 0 (stage) writes the flag of line 0 of staging slot 1 (half 1: odd launches) of rank 0 in launch 3 [R = 2, count 1, root 0, f8e4m3, 1 lane, 1 chunk]}}
+    snac.consume mine from staging to self clause 0 flagged ll128 parity
+  }
+}
+
+// -----
+
+// ... a shift: rank r pushes to r + 1 and reads r - 1 (the same rank for
+// R = 2, where it is symmetric: the race shows at R = 3).
+layout.collective @shift {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names (r, i) in [R, C] from @x[r][i] to @y[(r + 1) mod R][i] copy
+}
+snac.program @p of @shift "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged parity
+    // expected-error @+1 {{unordered access (a missing wait, or a buffer reused before its consumer is done): rank 0 lane 0 (consume) reads element 0 of staging slot 2 (half 1: odd launches) of rank 0 in launch 1 while rank 2 lane 0 (stage) writes element 0 of staging slot 2 (half 1: odd launches) of rank 0 in launch 3 [R = 3, count 1, f8e4m3, 1 lane, 1 chunk]}}
+    snac.consume mine from staging to self clause 0 flagged parity
+  }
+}
+
+// -----
+
+// A clause's push and consume agree on the halves.
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
+}
+snac.program @p of @all_reduce "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged parity
+    // expected-error @+1 {{a flagged consume reads staging slots of clause 0 in one half, but its push stage writes them by launch parity (`parity`)}}
+    snac.consume mine from staging to self clause 0 flagged
+  }
+}
+
+// -----
+
+layout.collective @all_reduce {
+  layout.param @R : ranks
+  layout.param @C : count
+  layout.param @T : type
+  layout.param @op : redop
+  layout.buffer @x : in @T [C]
+  layout.buffer @y : out @T [C]
+  layout.names i in [C] from @x[*][i] to @y[*][i] reduce<@op>
+}
+snac.program @p of @all_reduce "staged_ll" lanes 1 chunks 1 band [0, -1) {
+  snac.chunks {
+    snac.stage push clause 0 flagged
+    // expected-error @+1 {{a flagged parity consume reads staging slots of clause 0 in the half of the launch's parity, but its push stage writes them without launch parity}}
+    snac.consume mine from staging to self clause 0 flagged parity
+  }
+}
+
+// -----
+
 // The same without flags: a wait that passes on the first launch's notify
 // orders nothing after the peer's next launch. (The checker once joined the
 // clock of the latest notify a word had seen, and missed this.)

@@ -78,22 +78,28 @@ std::string Sim::where(int cell, bool asOutput) const {
   for (const ScratchArea &sa : scratchAreas(c_, plan_)) {
     const int k = sa.index;
     const int64_t lo = S_.stagingOff[k], sb = S_.slotBytes[k];
-    if (sa.kind != ScratchArea::Slots || sb <= 0 || byte < lo || byte >= lo + R_ * sb)
+    const int halves = exec::stagingHalves(sa.slotFlags());
+    if (sa.kind != ScratchArea::Slots || sb <= 0 || byte < lo ||
+        byte >= lo + halves * R_ * sb)
       continue;
     // Flagged lines (exec/Lines.h): the data byte at a slot byte, or the
     // flag of a line (LL128: a word of its own).
     const int fmt = (int)sa.lines;
-    const int64_t in = (byte - lo) % sb, slot = (byte - lo) / sb;
+    const int64_t in = (byte - lo) % sb, slot = (byte - lo) / sb % R_,
+                  half = (byte - lo) / sb / R_;
+    const std::string ofHalf =
+        halves > 1 ? std::string(half ? " (half 1: odd launches)" : " (half 0: even launches)")
+                   : std::string();
     int64_t d = in;
     if (fmt != exec::kFmtNone) {
       const int64_t line = in / exec::lineBytes(fmt), k = in % exec::lineBytes(fmt);
       if (fmt == exec::kFmtLL128 && k >= exec::lineFlagAt(fmt))
         return "the flag of line " + std::to_string(line) + " of staging slot " +
-               std::to_string(slot) + of;
+               std::to_string(slot) + ofHalf + of;
       d = line * exec::lineData(fmt) + (fmt == exec::kFmtLL && k >= 8 ? k - 4 : k);
     }
     return "element " + std::to_string(d / es_) + " of staging slot " +
-           std::to_string(slot) + of;
+           std::to_string(slot) + ofHalf + of;
   }
   return "scratch byte " + std::to_string(byte) + of;
 }

@@ -87,7 +87,7 @@ template <class C>
 int64_t layoutClause(const ScratchArea &a, const BoundCollective &bc,
                      exec::Shared &S, int64_t off) {
   if (a.kind == ScratchArea::Slots)
-    return exec::layoutSlots<C>(&S, lineFlags(a.lines), off);
+    return exec::layoutSlots<C>(&S, a.slotFlags(), off);
   if (a.kind == ScratchArea::Received) // the model: elements of the launch's type
     return exec::layoutReceived<C>(&S, bc.bufElems[C::kToBuf], S.elemSize, off);
   return exec::layoutPartial<C>(&S, bc.bufElems[C::kFromBuf], off);

@@ -15,7 +15,8 @@
 //    and vector boundaries fall inside boxes; a plan with LL128 lines: a
 //    line, 120 bytes, for the vector; further counts 1 + C % 3);
 //  - both launch models (each rank its own launch; every rank in one launch,
-//    boundary syncs skipped), two launches each;
+//    boundary syncs skipped), three launches each (a launch reuses what the
+//    launch two before used: staging by launch parity);
 //  - out of place, then in place: outputs overlapping inputs anyhow (Any),
 //    and each output at an input's address for every maximal pairing of
 //    outputs with inputs of their element type (SameStart).
@@ -54,6 +55,9 @@ bool staticChecks(const Collective &c, const Plan &plan,
   // Per clause, the line format of its first push: its slots' layout
   // (exec::layoutSlots), which every push and consume of them must share.
   std::map<int, LineFormat> pushed;
+  // Per clause, whether its first push stages by launch parity (doubled
+  // slots): every push and consume of the clause must agree.
+  std::map<int, bool> pushedParity;
   // "not flagged", "flagged" (ll lines: the word's old meaning, as the
   // text forms print it), "flagged ll128"; `named`: "flagged ll" for ll.
   auto linesText = [](LineFormat f, bool named) {
@@ -98,9 +102,20 @@ bool staticChecks(const Collective &c, const Plan &plan,
     if (st.flagged() && !(st.kind == StepKind::Stage && st.stage == StageMode::Push) &&
         !(st.kind == StepKind::Consume && st.src == SourceKind::Staging))
       err(si, "only a push stage and a consume from staging carry flagged lines");
+    if (st.parity && !st.flagged())
+      err(si, "staging by launch parity (`parity`) needs flagged lines: only a line's "
+              "flag tells a launch's data from a stale launch's in the same half");
     if (st.kind == StepKind::Stage)
       staged.insert({st.clause, (int)st.stage});
     if (st.kind == StepKind::Stage && st.stage == StageMode::Push) {
+      auto par = pushedParity.emplace(st.clause, st.parity).first;
+      if (par->second != st.parity)
+        err(si, "push stage of clause " + std::to_string(st.clause) +
+                    (st.parity ? " stages by launch parity (doubled slots)"
+                               : " stages without launch parity (one half)") +
+                    " but an earlier push of the clause " +
+                    (par->second ? "does" : "does not") +
+                    ": a clause's slots have one layout");
       auto first = pushed.emplace(st.clause, st.lines).first;
       if (first->second != st.lines)
         err(si, "push stage of clause " + std::to_string(st.clause) + " writes " +
@@ -126,6 +141,13 @@ bool staticChecks(const Collective &c, const Plan &plan,
                              ")"
                        : ""));
     }
+    if (st.src == SourceKind::Staging && push != pushed.end() && push->second == st.lines &&
+        st.flagged() && pushedParity[st.clause] != st.parity)
+      err(si, "a " + flaggedWords(st.lines, st.parity) + " consume reads staging slots of clause " +
+                  std::to_string(st.clause) + " in " +
+                  (st.parity ? "the half of the launch's parity" : "one half") +
+                  ", but its push stage writes them " +
+                  (st.parity ? "without launch parity" : "by launch parity (`parity`)"));
     if (st.src == SourceKind::Scratch) {
       // A copy stage of any clause reading the same buffer makes the copy.
       bool copied = false;

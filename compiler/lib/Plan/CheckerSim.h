@@ -149,7 +149,7 @@ int64_t layoutScratch(const Collective &c, const Plan &p,
 class Sim {
 public:
   Sim(const Collective &c, const Plan &p, std::vector<PlanDiag> &diags);
-  /// Simulates two launches of the plan under `cfg` (bc: the collective
+  /// Simulates three launches of the plan under `cfg` (bc: the collective
   /// bound for it, DynScope'd); false with a diagnostic on the first
   /// problem. A Sim runs any number of configurations, one at a time.
   bool run(BoundCollective &bc, const SimConfig &cfg);
@@ -187,7 +187,7 @@ private:
   // first notify that made it reach v (notifies store epochs 1..kLaunches).
   struct SigWord {
     uint64_t value = 0;
-    int32_t first[3] = {-1, -1, -1};
+    int32_t first[4] = {-1, -1, -1, -1};
   };
 
   bool setup();
@@ -272,7 +272,10 @@ private:
   int64_t moveSeq_ = 0;
   bool failed_ = false;
   std::vector<PlanDiag> pending_; // a postcondition problem, reported last
-  static constexpr int kLaunches = 2; // SigWord::first holds 1..kLaunches
+  // Three, so that a launch reuses what the launch two before it used
+  // (staging by launch parity: half e & 1 again at e + 2) with lanes and
+  // ranks running freely. SigWord::first holds 1..kLaunches.
+  static constexpr int kLaunches = 3;
 };
 
 } // namespace check

@@ -195,6 +195,7 @@ struct Emitter {
     add(exec::kBoundary, "kBoundary");
     add(exec::kFlagged, "kFlagged");
     add(exec::kFlagged128, "kFlagged128");
+    add(exec::kParity, "kParity");
     return s;
   }
 
@@ -304,7 +305,7 @@ struct Emitter {
            << expr(c.buffer(c.clauses[a.index].to.buffer)->size, nullptr) << ", 4, off);\n";
       else if (a.kind == ScratchArea::Slots)
         os << "  off = layoutSlots<Clause" << a.index << ">(S, "
-           << (a.lines != LineFormat::None ? flagsText(lineFlags(a.lines)).substr(2) : "0")
+           << (a.slotFlags() ? flagsText(a.slotFlags()).substr(2) : "0")
            << ", off);\n";
       else
         os << "  off = layoutPartial<Clause" << a.index << ">(S, "

@@ -24,10 +24,11 @@ struct Builder {
     return p.steps.back();
   }
   void stage(int clause, StageMode m, bool chunked = false,
-             LineFormat lines = LineFormat::None) {
+             LineFormat lines = LineFormat::None, bool parity = false) {
     Step &s = add(StepKind::Stage, clause, chunked);
     s.stage = m;
     s.lines = lines;
+    s.parity = parity;
   }
   void notify(int clause, int sig, PeerSet peers, bool chunked = false,
               bool boundary = false) {
@@ -45,12 +46,14 @@ struct Builder {
     s.boundary = boundary;
   }
   void consume(int clause, Selection sel, SourceKind src, DestKind dst,
-               bool chunked = false, LineFormat lines = LineFormat::None) {
+               bool chunked = false, LineFormat lines = LineFormat::None,
+               bool parity = false) {
     Step &s = add(StepKind::Consume, clause, chunked);
     s.sel = sel;
     s.src = src;
     s.dst = dst;
     s.lines = lines;
+    s.parity = parity;
   }
 };
 
@@ -257,13 +260,44 @@ void staged(const Collective &c, Builder &b) {
   }
 }
 
+// Whether a staged clause is symmetric: for every rank, the ranks it pushes
+// to are the ranks it consumes from, and every pair's box has the same
+// size (so a rank that pushes to a peer also reads a line of that peer
+// in every launch where it pushes). Every-or-coordinate selectors on both
+// sides (not a root, a map or a set: a broadcast's root never receives, a
+// shift pushes to r + 1 and reads r - 1), with extents that no coordinate
+// changes (all_to_all_v's cnt[s][d] may be 0 one way and not the other).
+bool symmetricClause(const Collective &c, const Clause &cl) {
+  auto plain = [&](const RankSel &s) {
+    const RankRole::Kind k = rankRole(c, cl, s).kind;
+    return k == RankRole::Every || k == RankRole::Coord;
+  };
+  if (!plain(cl.from.rank) || !plain(cl.to.rank))
+    return false;
+  for (const Dim &d : cl.dims)
+    for (const Dim &v : cl.dims)
+      if (d.extent.mentions(v.name))
+        return false;
+  for (const Dim &d : cl.dims)
+    for (const Param &p : c.params)
+      if (p.kind == ParamKind::Table && d.extent.mentions(p.name))
+        return false;
+  return true;
+}
+
 // Staged with the low-latency protocol: a push writes flagged lines (each
 // carries the epoch beside its data), and the consume polls those lines,
-// so no `data` notify or wait is needed: one pass. `free` still keeps the
-// next launch's pushes from overwriting slots not yet read (a boundary
-// sync: one launch orders it). `lines`: the line format, LL (staged_ll:
-// 16-byte lines, half of each the flag) or LL128 (staged_ll128: 128-byte
-// lines, 8 bytes of each the flag, released after the data).
+// so no `data` notify or wait is needed: one pass. `lines`: the line
+// format, LL (staged_ll: 16-byte lines, half of each the flag) or LL128
+// (staged_ll128: 128-byte lines, 8 bytes of each the flag, released after
+// the data).
+// A symmetric clause stages by launch parity (`parity`: doubled slots,
+// launch e in half e & 1) and has no `free` round: a writer W enters launch
+// e + 2 (which writes half e & 1 of destination D) only after its launch
+// e + 1, which read D's lines of e + 1; D wrote those in its launch e + 1,
+// after its launch e, the last to read that half, had ended. Any other
+// clause keeps `free`, which keeps the next launch's pushes from
+// overwriting slots not yet read (a boundary sync: one launch orders it).
 void stagedLL(const Collective &c, Builder &b, LineFormat lines) {
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     if (readsOutput(c, k)) {
@@ -272,10 +306,13 @@ void stagedLL(const Collective &c, Builder &b, LineFormat lines) {
     }
     int ck = (int)k;
     std::string sfx = suffix(c, k);
-    int freed = b.signal("free" + sfx);
-    b.stage(ck, StageMode::Push, true, lines);
+    const bool parity = symmetricClause(c, c.clauses[k]);
+    b.stage(ck, StageMode::Push, true, lines, parity);
     b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true,
-              lines);
+              lines, parity);
+    if (parity)
+      continue;
+    int freed = b.signal("free" + sfx);
     const bool last = k + 1 == c.clauses.size();
     b.notify(ck, freed, PeerSet::Srcs, false, last);
     b.wait(ck, freed, PeerSet::Dsts, false, false, last);

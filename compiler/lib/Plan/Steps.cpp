@@ -55,7 +55,7 @@ ExecArgs execArgs(const Step &st) {
     break;
   case StepKind::Stage:
   case StepKind::Consume:
-    a.flags = lineFlags(st.lines);
+    a.flags = lineFlags(st.lines) | (st.flagged() && st.parity ? exec::kParity : 0);
     break;
   }
   return a;
@@ -87,7 +87,7 @@ std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p) {
     }
     if (st.stage == StageMode::Push && !pushed[st.clause]) {
       pushed[st.clause] = true;
-      out.push_back({ScratchArea::Slots, st.clause, st.lines});
+      out.push_back({ScratchArea::Slots, st.clause, st.lines, st.flagged() && st.parity});
     }
   }
   return out;

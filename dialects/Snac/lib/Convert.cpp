@@ -47,10 +47,11 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
     const LineFormatAttr lines =
         st.flagged() ? LineFormatAttr::get(b.getContext(), (LineFormat)st.lines)
                      : LineFormatAttr();
+    const UnitAttr parity = st.parity ? b.getUnitAttr() : UnitAttr();
     switch (st.kind) {
     case StepKind::Stage:
       b.create<StageOp>(loc, StageModeAttr::get(b.getContext(), (StageMode)st.stage),
-                        clause, lines);
+                        clause, lines, parity);
       break;
     case StepKind::Notify:
       b.create<NotifyOp>(loc, FlatSymbolRefAttr::get(b.getContext(), p.signals[st.signal]),
@@ -68,7 +69,7 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       b.create<ConsumeOp>(loc, SelectionAttr::get(b.getContext(), (Selection)st.sel),
                           SourceAttr::get(b.getContext(), (Source)st.src),
                           DestAttr::get(b.getContext(), (Dest)st.dst), clause,
-                          lines,
+                          lines, parity,
                           ranks ? b.getI64IntegerAttr(st.ranksLo) : IntegerAttr(),
                           ranks ? b.getI64IntegerAttr(st.ranksHi) : IntegerAttr(),
                           st.epilogue ? b.getUnitAttr() : UnitAttr());
@@ -117,6 +118,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.clause = (int)s.getClause();
         st.stage = (purlin::StageMode)s.getMode();
         st.lines = linesOf(s.getFlagged());
+        st.parity = s.getParity();
       } else if (auto n = dyn_cast<NotifyOp>(o)) {
         st.kind = StepKind::Notify;
         st.clause = (int)n.getClause();
@@ -137,6 +139,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
         st.src = (purlin::SourceKind)c.getSrc();
         st.dst = (purlin::DestKind)c.getDst();
         st.lines = linesOf(c.getFlagged());
+        st.parity = c.getParity();
         st.epilogue = c.getEpilogue();
         st.ranksLo = (int)c.getRanksLo().value_or(0);
         st.ranksHi = (int)c.getRanksHi().value_or(-1);

@@ -30,24 +30,32 @@ static void printRankBound(mlir::OpAsmPrinter &p, mlir::Operation *, mlir::Integ
 
 // `flagged [FORMAT]`: the line format of a flagged step, absent where the
 // step is not flagged; `flagged` alone is `ll` (what `flagged` has always
-// meant), so only another format is printed after it.
-static mlir::ParseResult parseFlagged(mlir::OpAsmParser &p, LineFormatAttr &fmt) {
-  if (failed(p.parseOptionalKeyword("flagged")))
-    return mlir::success();
-  LineFormat f = LineFormat::ll;
-  llvm::StringRef kw;
-  if (succeeded(p.parseOptionalKeyword(
-          &kw, {stringifyLineFormat(LineFormat::ll), stringifyLineFormat(LineFormat::ll128)})))
-    f = *symbolizeLineFormat(kw);
-  fmt = LineFormatAttr::get(p.getContext(), f);
+// meant), so only another format is printed after it. Then `parity`
+// (staging by launch parity), which the verifiers allow on flagged steps
+// only; it is parsed alone too, so that they can say so.
+static mlir::ParseResult parseFlagged(mlir::OpAsmParser &p, LineFormatAttr &fmt,
+                                      mlir::UnitAttr &parity) {
+  if (succeeded(p.parseOptionalKeyword("flagged"))) {
+    LineFormat f = LineFormat::ll;
+    llvm::StringRef kw;
+    if (succeeded(p.parseOptionalKeyword(
+            &kw, {stringifyLineFormat(LineFormat::ll), stringifyLineFormat(LineFormat::ll128)})))
+      f = *symbolizeLineFormat(kw);
+    fmt = LineFormatAttr::get(p.getContext(), f);
+  }
+  if (succeeded(p.parseOptionalKeyword("parity")))
+    parity = mlir::UnitAttr::get(p.getContext());
   return mlir::success();
 }
-static void printFlagged(mlir::OpAsmPrinter &p, mlir::Operation *, LineFormatAttr fmt) {
-  if (!fmt)
-    return;
-  p << "flagged";
-  if (fmt.getValue() != LineFormat::ll)
-    p << " " << stringifyLineFormat(fmt.getValue());
+static void printFlagged(mlir::OpAsmPrinter &p, mlir::Operation *, LineFormatAttr fmt,
+                         mlir::UnitAttr parity) {
+  if (fmt) {
+    p << "flagged";
+    if (fmt.getValue() != LineFormat::ll)
+      p << " " << stringifyLineFormat(fmt.getValue());
+  }
+  if (parity)
+    p << (fmt ? " parity" : "parity");
 }
 
 #include "purlin/Dialect/Snac/SnacDialect.cpp.inc"
@@ -172,6 +180,10 @@ LogicalResult ProgramOp::verify() {
 LogicalResult StageOp::verify() {
   if (getFlagged() && getMode() != StageMode::push)
     return emitOpError("only a push stage writes flagged lines");
+  if (getParity() && !getFlagged())
+    return emitOpError("'parity' (staging by launch parity) needs flagged "
+                       "lines: only a line's flag tells this launch's data "
+                       "from a stale launch's in the same half");
   return checkClause(*this, getClause());
 }
 LogicalResult NotifyOp::verify() {
@@ -192,6 +204,10 @@ LogicalResult ConsumeOp::verify() {
     return emitOpError("a consume from owners' outputs writes to 'self'");
   if (getFlagged() && getSrc() != Source::staging)
     return emitOpError("only a consume from staging reads flagged lines");
+  if (getParity() && !getFlagged())
+    return emitOpError("'parity' (staging by launch parity) needs flagged "
+                       "lines: only a line's flag tells this launch's data "
+                       "from a stale launch's in the same half");
   // The unfused plans: a consume 'to received' keeps the combined rows
   // (f32) of a clause with an epilogue in this rank's area, one 'from
   // received' runs the epilogue over them later (exec/Epilogue.h): this

@@ -804,3 +804,32 @@ snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
   // expected-error @+1 {{'snac.consume' op a consume 'from received' runs the epilogue over the rows this rank kept: 'mine' to 'self' or 'owned' to 'all', with 'epilogue', every contributor}}
   snac.consume owned from received to all clause 0 ranks [0, 2) epilogue
 }
+
+// -----
+
+// staging by launch parity without flagged lines: nothing would tell this
+// launch's data from a stale one's in the same half
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.stage' op 'parity' (staging by launch parity) needs flagged lines: only a line's flag tells this launch's data from a stale launch's in the same half}}
+  snac.stage push clause 0 parity
+}
+
+// -----
+
+// ... on a consume
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+snac.program @p of @c "staged" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op 'parity' (staging by launch parity) needs flagged lines: only a line's flag tells this launch's data from a stale launch's in the same half}}
+  snac.consume mine from staging to self clause 0 parity
+}

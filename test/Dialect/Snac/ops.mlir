@@ -34,6 +34,10 @@
 // CHECK-NEXT:    snac.stage push clause 0 flagged ll128
 // CHECK-NEXT:    snac.consume mine from staging to self clause 0 flagged ll128
 // CHECK-NEXT:    snac.stage push clause 0 flagged
+// CHECK-NEXT:    snac.stage push clause 0 flagged parity
+// CHECK-NEXT:    snac.consume mine from staging to self clause 0 flagged parity
+// CHECK-NEXT:    snac.stage push clause 0 flagged ll128 parity
+// CHECK-NEXT:    snac.consume mine from staging to self clause 0 flagged ll128 parity
 // CHECK-NEXT:  }
 // GENERIC-LABEL: "snac.program"() <{chunks = 1 : i64, collective = @all_reduce, inplace_safe, lanes = 2 : i64, max_bytes = 262144 : i64, min_bytes = 0 : i64, strategy = "direct", sym_name = "one_shot"}>
 // GENERIC:         "snac.stage"() <{clause = 0 : i64, mode = 0 : i32}>
@@ -43,6 +47,8 @@
 // GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, flagged = 1 : i32, sel = 0 : i32, src = 2 : i32}>
 // GENERIC:         "snac.stage"() <{clause = 0 : i64, flagged = 2 : i32, mode = 2 : i32}>
 // GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, flagged = 2 : i32, sel = 0 : i32, src = 2 : i32}>
+// GENERIC:         "snac.stage"() <{clause = 0 : i64, flagged = 1 : i32, mode = 2 : i32, parity}>
+// GENERIC:         "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, flagged = 1 : i32, parity, sel = 0 : i32, src = 2 : i32}>
 layout.collective @all_reduce {
   layout.param @R : ranks
   layout.param @C : count
@@ -81,6 +87,11 @@ snac.program @one_shot of @all_reduce "direct" lanes 2 chunks 1 band [0, 262144)
   snac.stage push clause 0 flagged ll128
   snac.consume mine from staging to self clause 0 flagged ll128
   snac.stage push clause 0 flagged ll
+  // Staging by launch parity (doubled slots, half e & 1), after the format.
+  snac.stage push clause 0 flagged ll parity
+  snac.consume mine from staging to self clause 0 flagged parity
+  snac.stage push clause 0 flagged ll128 parity
+  snac.consume mine from staging to self clause 0 flagged ll128 parity
 }
 
 // -----

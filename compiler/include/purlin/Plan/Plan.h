@@ -80,6 +80,9 @@ struct ScratchArea {
   enum Kind { Copy, Slots, Partial, Received } kind = Copy;
   int index = 0; // the buffer (Copy) or the clause (Slots, Partial, Received)
   LineFormat lines = LineFormat::None;
+  bool parity = false; // Slots: doubled, by launch parity (Step::parity)
+  /// exec.h's layoutSlots flags of a Slots area.
+  int slotFlags() const { return lineFlags(lines) | (parity ? kParity : 0); }
 };
 std::vector<ScratchArea> scratchAreas(const Collective &c, const Plan &p);
 

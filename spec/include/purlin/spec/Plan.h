@@ -29,7 +29,9 @@ const char *destKindName(DestKind d);
 const char *lineFormatName(LineFormat f);
 /// A flagged step's words in the text forms: "" (not flagged), "flagged"
 /// (LL lines, the format `flagged` has always meant), "flagged ll128".
+/// With `parity`: "flagged parity", "flagged ll128 parity".
 std::string flaggedWords(LineFormat f);
+std::string flaggedWords(LineFormat f, bool parity);
 bool parseStageMode(const std::string &s, StageMode &out);
 bool parsePeerSet(const std::string &s, PeerSet &out);
 bool parseSelection(const std::string &s, Selection &out);
@@ -58,6 +60,12 @@ struct Step {
   // separate notify and wait.
   LineFormat lines = LineFormat::None;
   bool flagged() const { return lines != LineFormat::None; }
+  // flagged push / consume from staging: staging by launch parity. The
+  // clause's slots are doubled and launch e uses half e & 1; a line of
+  // launch e carries e's flag, so a stale line of launch e - 2 in the same
+  // half never matches. Lets a symmetric clause drop its `free` round
+  // (docs/snac.md, `parity`). A clause's push and consume agree on it.
+  bool parity = false;
   // consume
   Selection sel = Selection::Mine;
   SourceKind src = SourceKind::Input;

@@ -81,13 +81,17 @@ enum class LineFormat : int { None = 0, LL = 1, LL128 = 2 };
 /// (only orders against the launch boundary: skipped when every rank runs
 /// in one launch). stage push / consume from staging: the step's line
 /// format in bits 2-3 (lineFlags): kFlagged (LL lines), kFlagged128
-/// (LL128 lines); at most one of them.
+/// (LL128 lines); at most one of them. kParity (with a line format): the
+/// clause's staging slots are doubled and launch e uses half e & 1
+/// (staging by launch parity; exec::stagingHalf), so that a writer's next
+/// launch never writes the half a reader may still poll in this one.
 enum StepFlags : int {
   kAllLanes = 1,
   kBoundary = 2,
   kFlagged = (int)LineFormat::LL << 2,
   kFlagged128 = (int)LineFormat::LL128 << 2,
-  kLineFlags = 3 << 2
+  kLineFlags = 3 << 2,
+  kParity = 1 << 4
 };
 /// The step flag of a line format, and the line format of step flags.
 constexpr int lineFlags(LineFormat f) { return (int)f << 2; }

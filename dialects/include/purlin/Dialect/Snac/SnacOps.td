@@ -95,6 +95,7 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
     snac.stage push clause 0
     snac.stage push clause 0 flagged
     snac.stage push clause 0 flagged ll128
+    snac.stage push clause 0 flagged parity
     ```
 
     `flagged` (push only): the low-latency protocol; every staged line
@@ -103,11 +104,20 @@ def Snac_StageOp : Snac_StepOp<"stage"> {
     format follows (`ll128`: 128-byte lines of 120 data bytes and a flag
     word, the flag released after the data); without one, `ll` (16-byte
     lines of 8 data bytes and the flag twice).
+
+    `parity` (flagged only): staging by launch parity. The clause's slots
+    are doubled and launch e uses half e & 1; a line of launch e carries
+    e's flag, so a stale line of launch e - 2 in the same half never
+    matches. With it, a symmetric clause (every rank pushes to the ranks it
+    consumes from) needs no `free` round: a writer reaches launch e + 2
+    only after reading its destination's lines of launch e + 1, which the
+    destination wrote after its launch e, the last to read that half. The
+    clause's push and consume agree on it (the checker).
   }];
   let arguments = (ins Snac_StageMode:$mode, I64Attr:$clause,
-                   OptionalAttr<Snac_LineFormat>:$flagged);
+                   OptionalAttr<Snac_LineFormat>:$flagged, UnitAttr:$parity);
   let assemblyFormat = [{
-    $mode `clause` $clause custom<Flagged>($flagged) attr-dict
+    $mode `clause` $clause custom<Flagged>($flagged, $parity) attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -164,7 +174,8 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
 
     `flagged` (from staging only): reads lines a flagged push wrote, each
     once its flag shows this epoch; the line format as the push's
-    (`flagged ll128`, or `flagged` for `ll`).
+    (`flagged ll128`, or `flagged` for `ll`); `parity` as the push's (the
+    half of this launch's parity).
 
     Partial results (a clause whose contributors are every rank): `to
     partial` writes the combination into this rank's partial results of
@@ -198,6 +209,7 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     snac.consume owned from input to all clause 0
     snac.consume mine from staging to self clause 0 flagged
     snac.consume mine from staging to self clause 0 flagged ll128
+    snac.consume mine from staging to self clause 0 flagged ll128 parity
     snac.consume mine from input to partial clause 0 ranks [0, 4)
     snac.consume mine from partial to self clause 0 ranks [4, R)
     snac.consume owned from input to self clause 0
@@ -209,12 +221,12 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,
                    I64Attr:$clause, OptionalAttr<Snac_LineFormat>:$flagged,
-                   OptionalAttr<I64Attr>:$ranks_lo,
+                   UnitAttr:$parity, OptionalAttr<I64Attr>:$ranks_lo,
                    OptionalAttr<I64Attr>:$ranks_hi, UnitAttr:$epilogue);
   let assemblyFormat = [{
     $sel `from` $src `to` $dst `clause` $clause
     (`ranks` `[` $ranks_lo^ `,` custom<RankBound>($ranks_hi) `)`)?
-    custom<Flagged>($flagged) (`epilogue` $epilogue^)? attr-dict
+    custom<Flagged>($flagged, $parity) (`epilogue` $epilogue^)? attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -22,9 +22,13 @@ PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
     return S.scratch[p] + S.scratchOff[C::kFromBuf];
   return (const char *)S.buf[p][C::kFromBuf];
 }
-template <class C> PURLIN_HD char *stagingSlot(const Shared &S, int at, int p) {
+// Rank `at`'s staging slot of clause C for contributor p, in half `half`
+// of the clause's slots (staging by launch parity: stagingHalfOf; 0 where
+// the slots are not doubled). Halves are R slots each, one after the other.
+template <class C>
+PURLIN_HD char *stagingSlot(const Shared &S, int at, int p, int half = 0) {
   return S.scratch[at] + S.stagingOff[C::kIndex] +
-         (int64_t)p * S.slotBytes[C::kIndex];
+         ((int64_t)half * S.R + p) * S.slotBytes[C::kIndex];
 }
 template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
   return S.scratch[r] + S.partialOff[C::kIndex];
@@ -47,17 +51,18 @@ namespace detail {
 // a slot of step flags `flags` (flagged lines: exec/Lines.h; parts start
 // on pieceElems, so on whole lines).
 template <class C>
-PURLIN_HD char *slotPartAt(const Shared &S, int at, int p, int64_t part, int flags) {
+PURLIN_HD char *slotPartAt(const Shared &S, int at, int p, int64_t part, int flags,
+                           int half) {
   const int64_t d = part * S.elemSize;
   const int fmt = lineFmtOf(flags);
-  return stagingSlot<C>(S, at, p) + (fmt == kFmtNone ? d : lineByteOf(fmt, d));
+  return stagingSlot<C>(S, at, p, half) + (fmt == kFmtNone ? d : lineByteOf(fmt, d));
 }
 // The contributions of a group's names in ascending rank (after this
 // rank's partial result with kSrcPartial): contributors' inputs or scratch
 // copies through the map, or their parts of this rank's staging slots.
 template <class C>
 PURLIN_HD void groupSources(const Shared &S, Move &m, RankMask F, int src, int r,
-                            const int64_t *c, int64_t unit, int flags) {
+                            const int64_t *c, int64_t unit, int flags, int half) {
   m.nsrc = 0;
   if (src == kSrcPartial)
     m.src[m.nsrc++] = partialOf<C>(S, r);
@@ -66,7 +71,7 @@ PURLIN_HD void groupSources(const Shared &S, Move &m, RankMask F, int src, int r
     if ((F >> p) & 1)
       m.src[m.nsrc++] =
           src == kSrcStaging
-              ? slotPartAt<C>(S, r, p, slotPart<C>(S.P, p, r, unit, gi), flags)
+              ? slotPartAt<C>(S, r, p, slotPart<C>(S.P, p, r, unit, gi), flags, half)
               : mappedSource<C>(S, src, p);
   m.srcFlat = src == kSrcStaging;
 }
@@ -80,6 +85,7 @@ PURLIN_HD void groupPush(Tgt &t, int chunk, int flags) {
   const Shared &S = t.shared();
   const int r = t.rank(), R = S.R;
   const int64_t unit = pieceElemsOf(t, flags);
+  const int half = stagingHalfOf(t, flags);
   Groups g;
   groups<C>(S.P, r, -1, g);
   laneMoves(t, (int)(g.count * R), [&](int idx, Move &m) {
@@ -95,7 +101,7 @@ PURLIN_HD void groupPush(Tgt &t, int chunk, int flags) {
     m.nsrc = m.ndst = 1;
     m.src[0] = (const char *)S.buf[r][C::kFromBuf];
     m.dst[0] = detail::slotPartAt<C>(
-        S, q, r, slotPart<C>(S.P, r, q, unit, groupIndex<C>(S.P, c)), flags);
+        S, q, r, slotPart<C>(S.P, r, q, unit, groupIndex<C>(S.P, c)), flags, half);
     m.dstFlat = true;
     m.op = kCopy;
     m.lines(kLinesDst, flags);
@@ -142,7 +148,7 @@ PURLIN_HD void groupConsume(Tgt &t, int sel, int src, int dst, int64_t pieces,
       m.hi = pa + b;
     }
     m.op = op;
-    detail::groupSources<C>(S, m, F, src, r, c, unit, flags);
+    detail::groupSources<C>(S, m, F, src, r, c, unit, flags, stagingHalfOf(t, flags));
     m.lines(kLinesSrc, flags);
     m.ndst = 0;
     if (dst == kDstPartial) {

@@ -32,6 +32,23 @@ namespace exec {
 enum LineFmtBits : int { kLinesLLBit = 1, kLinesLL128Bit = 2, kLinesAll = 3 };
 PURLIN_HD int lineFmtBit(int fmt) { return fmt == kFmtNone ? 0 : 1 << (fmt - 1); }
 
+/// Staging by launch parity (kParity): the half of a clause's doubled
+/// staging slots that a step of these flags uses in the launch of epoch
+/// `epoch`, e & 1 (0 without kParity). Writer and reader take it from their
+/// own epochs, which agree in a launch (every lane bumps its own once a
+/// launch); a line of launch e carries e's flag, so a stale line of launch
+/// e - 2 in the same half never matches. On the SM target the epoch is the
+/// signal value, whose low bits are the epoch's (aux.h signalValue).
+PURLIN_HD int stagingHalf(int flags, uint64_t epoch) {
+  return (flags & kParity) ? (int)(epoch & 1) : 0;
+}
+template <class Tgt> PURLIN_HD int stagingHalfOf(const Tgt &t, int flags) {
+  return (flags & kParity) ? (int)(t.epoch() & 1) : 0;
+}
+/// Copies of a clause's R staging slots that steps of these flags lay out:
+/// two halves with kParity, else one.
+PURLIN_HD int stagingHalves(int flags) { return (flags & kParity) ? 2 : 1; }
+
 /// The line format of step flags (kFmtNone: not flagged).
 PURLIN_HD int lineFmtOf(int flags) { return (flags & kLineFlags) >> 2; }
 static_assert(kFlagged >> 2 == kFmtLL && kFlagged128 >> 2 == kFmtLL128,

@@ -226,7 +226,9 @@ inline int64_t layoutReceived(Shared *S, int64_t elems, int64_t elemBytes,
 /// general clause's parts start on whole lines). LL128 slots start on 128
 /// bytes, so that whatever a call's sizes, their lines lie on one 128-byte
 /// grid of the plan's scratch and a flag word never where another call
-/// stored a line's data. Returns the end.
+/// stored a line's data. With kParity (staging by launch parity), two
+/// halves of R slots each, launch e using half e & 1 (stagingHalf).
+/// Returns the end.
 template <class C>
 inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
   const int k = C::kIndex;
@@ -235,7 +237,7 @@ inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
   S->slotElems[k] = slotElems<C>(S->P, S->R, pieceElems(flags, S->elemSize));
   S->slotBytes[k] = slotBytesOf(lineFmtOf(flags), S->slotElems[k] * S->elemSize);
   S->stagingOff[k] = off;
-  return off + (int64_t)S->R * S->slotBytes[k];
+  return off + (int64_t)stagingHalves(flags) * S->R * S->slotBytes[k];
 }
 
 /// One data movement handed to the target: names [a, b) of a box, read from

@@ -72,13 +72,14 @@ enum Dest : int {
   kDstPartial = (int)DestKind::Partial,
   kDstReceived = (int)DestKind::Received,
 };
-// Step flags: purlin::kAllLanes, kBoundary, kFlagged, kFlagged128
+// Step flags: purlin::kAllLanes, kBoundary, kFlagged, kFlagged128, kParity
 // (Vocabulary.h).
 using purlin::kAllLanes;
 using purlin::kBoundary;
 using purlin::kFlagged;
 using purlin::kFlagged128;
 using purlin::kLineFlags;
+using purlin::kParity;
 // Move::ll: which side is in flagged lines (Move::fmt says their format,
 // exec/Lines.h), addressed flat like a staging slot.
 enum LineSide : int { kLinesNone = 0, kLinesDst = 1, kLinesSrc = 2 };

@@ -41,7 +41,7 @@ PURLIN_HD bool pushRegisters(Tgt &t, int chunk, int flags) {
     char *dsts[kRegPtrs];
     for (int q = 0; q < kRegPtrs; ++q) {
       srcs[q] = q == 0 ? (const char *)S.buf[r][C::kFromBuf] : nullptr;
-      dsts[q] = q < R ? detail::stagingSlot<C>(S, q, r) : nullptr;
+      dsts[q] = q < R ? detail::stagingSlot<C>(S, q, r, stagingHalfOf(t, flags)) : nullptr;
     }
     const int64_t soff = (b.sbase + lo) * es, doff = lo * es, bytes = (hi - lo) * es;
     const int fmt = lineFmtOf(flags);
@@ -68,6 +68,7 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
     return;
   const Shared &S = t.shared();
   const int r = t.rank();
+  const int half = stagingHalfOf(t, flags);
   laneMoves(t, S.R, [&](int q, Move &m) {
       if (!flows<C>(S.P, r, q) || !makeBox<C>(S.P, r, q, m.box))
         return false;
@@ -75,7 +76,7 @@ PURLIN_HD void stagePush(Tgt &t, int chunk, int flags = 0) {
                  pieceElemsOf(t, flags), m.lo, m.hi);
       m.nsrc = m.ndst = 1;
       m.src[0] = (const char *)S.buf[r][C::kFromBuf];
-      m.dst[0] = detail::stagingSlot<C>(S, q, r);
+      m.dst[0] = detail::stagingSlot<C>(S, q, r, half);
       m.dstFlat = true;
       m.op = kCopy;
       m.lines(kLinesDst, flags);
@@ -132,7 +133,7 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
     const bool all = owned && dst == kDstAll && C::kToRole == kEvery;
     for (int p = 0; p < kRegPtrs; ++p) {
       srcs[p] = p >= R ? nullptr
-                : srcFlat ? detail::stagingSlot<C>(S, r, p)
+                : srcFlat ? detail::stagingSlot<C>(S, r, p, stagingHalfOf(t, flags))
                           : detail::mappedSource<C>(S, src, p);
       dsts[p] = p >= (all ? R : 1) ? nullptr
                                    : (char *)S.buf[all ? p : q][C::kToBuf];
@@ -251,7 +252,7 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
                      dst != kDstPartial && dst != kDstReceived &&
                      !(sel == kSelOwned && dst == kDstSelf);
   if (plain && consumeRegisters<C>(t, sel == kSelOwned, src, dst, pieces, piece,
-                                   op, flags & kLineFlags))
+                                   op, flags & (kLineFlags | kParity)))
     return;
   if (src == kSrcOutput) {
     pullParts<C>(t, pieces, piece, lo, hi);
@@ -261,8 +262,9 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
     copyReceived<C>(t, sel == kSelOwned, pieces, piece);
     return;
   }
+  const int half = stagingHalfOf(t, flags);
   auto source = [&](int p) -> const char * {
-    return src == kSrcStaging ? detail::stagingSlot<C>(S, r, p)
+    return src == kSrcStaging ? detail::stagingSlot<C>(S, r, p, half)
                               : detail::mappedSource<C>(S, src, p);
   };
   // The sources of a name: every contributor in [lo, hi), after this
