@@ -159,7 +159,9 @@ purlinStatus allocateResources(purlinColl &c, const Binding &maxB) {
     S.L = pl.lanes;
     S.K = pl.chunks;
     S.nsignals = pl.nsignals;
+    S.parityStride = 0; // the layout's own at the maximum values (layoutEnd)
     need[i] = (pl.layout(&S) + 15) / 16 * 16;
+    c.planParityStride.push_back(S.parityStride);
     if (!pl.exclusive_scratch && need[i] > shared)
       shared = need[i];
   }

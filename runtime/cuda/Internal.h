@@ -136,6 +136,12 @@ struct purlinColl {
   // one region, except those with exclusive_scratch (flagged lines), each
   // of which gets its own after it.
   std::vector<int64_t> planScratchOff, planScratchBytes;
+  // Per plan with staging by launch parity: where half 1 of its parity
+  // areas lies (exec::Shared::parityStride), the single-half layout's end
+  // at the maximum values, so that calls of any size keep the halves apart
+  // (no barrier orders a launch after the peers' reads of the launch
+  // before); 0 for other plans.
+  std::vector<int64_t> planParityStride;
   bool hasOpParam = false;
   bool hasEpilogue = false;    // some clause has an epilogue
   // Per buffer, the element type it declares (an epilogue's own buffer of

@@ -249,6 +249,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   S.K = pl.chunks;
   S.laneThreads = smallLaneThreads(*c, maxBytes);
   S.nsignals = pl.nsignals;
+  S.parityStride = c->planParityStride[pick]; // the halves of every call size
   const int64_t need = pl.layout(&S);
   if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
     return fail(PURLIN_ERR_PARAM_RANGE,

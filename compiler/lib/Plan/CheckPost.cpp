@@ -79,14 +79,15 @@ std::string Sim::where(int cell, bool asOutput) const {
     const int k = sa.index;
     const int64_t lo = S_.stagingOff[k], sb = S_.slotBytes[k];
     const int halves = exec::stagingHalves(sa.slotFlags());
-    if (sa.kind != ScratchArea::Slots || sb <= 0 || byte < lo ||
-        byte >= lo + halves * R_ * sb)
+    // Half 1 of a parity area lies parityStride bytes after half 0.
+    const int half = halves > 1 && byte >= S_.parityStride ? 1 : 0;
+    const int64_t at = byte - (half ? S_.parityStride : 0);
+    if (sa.kind != ScratchArea::Slots || sb <= 0 || at < lo || at >= lo + R_ * sb)
       continue;
     // Flagged lines (exec/Lines.h): the data byte at a slot byte, or the
     // flag of a line (LL128: a word of its own).
     const int fmt = (int)sa.lines;
-    const int64_t in = (byte - lo) % sb, slot = (byte - lo) / sb % R_,
-                  half = (byte - lo) / sb / R_;
+    const int64_t in = (at - lo) % sb, slot = (at - lo) / sb;
     const std::string ofHalf =
         halves > 1 ? std::string(half ? " (half 1: odd launches)" : " (half 0: even launches)")
                    : std::string();

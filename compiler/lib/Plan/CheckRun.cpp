@@ -124,6 +124,7 @@ void runStep(SymTarget &t, const Collective &, const BoundCollective &bc,
 
 int64_t layoutScratch(const Collective &c, const Plan &p,
                       const BoundCollective &bc, exec::Shared &S) {
+  S.parityStride = 0; // laid out for this configuration only
   exec::layoutReset(&S);
   int64_t off = 0;
   for (const ScratchArea &a : scratchAreas(c, p)) {
@@ -151,7 +152,7 @@ int64_t layoutScratch(const Collective &c, const Plan &p,
       break;
     }
   }
-  return off;
+  return exec::layoutEnd(&S, off);
 }
 
 //===----------------------------------------------------------------------===//

@@ -311,7 +311,7 @@ struct Emitter {
         os << "  off = layoutPartial<Clause" << a.index << ">(S, "
            << expr(c.buffer(c.clauses[a.index].from.buffer)->size, nullptr) << ", off);\n";
     }
-    os << "  return off;\n}\n\n";
+    os << "  return layoutEnd(S, off);\n}\n\n";
   }
 };
 } // namespace

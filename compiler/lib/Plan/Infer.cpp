@@ -298,7 +298,14 @@ bool symmetricClause(const Collective &c, const Clause &cl) {
 // after its launch e, the last to read that half, had ended. Any other
 // clause keeps `free`, which keeps the next launch's pushes from
 // overwriting slots not yet read (a boundary sync: one launch orders it).
+// Only where every clause of the collective is symmetric (no step, no
+// other area): the scratch of a call of other sizes lays areas out
+// elsewhere, and only the parity areas' halves stay apart whatever the
+// sizes (exec::layoutEnd), so a plan mixing them keeps `free` throughout.
 void stagedLL(const Collective &c, Builder &b, LineFormat lines) {
+  bool parityAll = true;
+  for (size_t k = 0; k < c.clauses.size(); ++k)
+    parityAll &= !readsOutput(c, k) && symmetricClause(c, c.clauses[k]);
   for (size_t k = 0; k < c.clauses.size(); ++k) {
     if (readsOutput(c, k)) {
       stepRound(c, b, k, Selection::Mine, DestKind::Self, true);
@@ -306,7 +313,7 @@ void stagedLL(const Collective &c, Builder &b, LineFormat lines) {
     }
     int ck = (int)k;
     std::string sfx = suffix(c, k);
-    const bool parity = symmetricClause(c, c.clauses[k]);
+    const bool parity = parityAll;
     b.stage(ck, StageMode::Push, true, lines, parity);
     b.consume(ck, Selection::Mine, SourceKind::Staging, DestKind::Self, true,
               lines, parity);

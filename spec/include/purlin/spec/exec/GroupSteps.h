@@ -24,11 +24,13 @@ PURLIN_HD const char *mappedSource(const Shared &S, int src, int p) {
 }
 // Rank `at`'s staging slot of clause C for contributor p, in half `half`
 // of the clause's slots (staging by launch parity: stagingHalfOf; 0 where
-// the slots are not doubled). Halves are R slots each, one after the other.
+// the slots are not doubled). Half 1 lies parityStride bytes after half 0
+// (Shared::parityStride: past every area of the layout at the maximum
+// sizes, so that the halves of calls of different sizes never overlap).
 template <class C>
 PURLIN_HD char *stagingSlot(const Shared &S, int at, int p, int half = 0) {
-  return S.scratch[at] + S.stagingOff[C::kIndex] +
-         ((int64_t)half * S.R + p) * S.slotBytes[C::kIndex];
+  return S.scratch[at] + (half ? S.parityStride : 0) + S.stagingOff[C::kIndex] +
+         (int64_t)p * S.slotBytes[C::kIndex];
 }
 template <class C> PURLIN_HD char *partialOf(const Shared &S, int r) {
   return S.scratch[r] + S.partialOff[C::kIndex];

@@ -194,6 +194,7 @@ template <class C> inline int64_t slotElems(const Params &P, int R, int64_t unit
 /// (the generated layout_i calls these, and so does the checker): copies
 /// of inputs, then per clause R staging slots; offsets 16-byte aligned.
 inline void layoutReset(Shared *S) {
+  S->parityAreas = 0; // parityStride: the runtime's, kept
   for (int b = 0; b < kMaxBuffers; ++b)
     S->scratchOff[b] = 0;
   for (int k = 0; k < kMaxClauses; ++k)
@@ -226,8 +227,9 @@ inline int64_t layoutReceived(Shared *S, int64_t elems, int64_t elemBytes,
 /// general clause's parts start on whole lines). LL128 slots start on 128
 /// bytes, so that whatever a call's sizes, their lines lie on one 128-byte
 /// grid of the plan's scratch and a flag word never where another call
-/// stored a line's data. With kParity (staging by launch parity), two
-/// halves of R slots each, launch e using half e & 1 (stagingHalf).
+/// stored a line's data. With kParity (staging by launch parity), these
+/// slots are half 0; half 1 lies Shared::parityStride bytes further, past
+/// the whole layout (layoutEnd), launch e using half e & 1 (stagingHalfOf).
 /// Returns the end.
 template <class C>
 inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
@@ -237,7 +239,25 @@ inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
   S->slotElems[k] = slotElems<C>(S->P, S->R, pieceElems(flags, S->elemSize));
   S->slotBytes[k] = slotBytesOf(lineFmtOf(flags), S->slotElems[k] * S->elemSize);
   S->stagingOff[k] = off;
-  return off + (int64_t)stagingHalves(flags) * S->R * S->slotBytes[k];
+  if (flags & kParity)
+    ++S->parityAreas; // half 1 lies past the layout's end (layoutEnd)
+  return off + (int64_t)S->R * S->slotBytes[k];
+}
+
+/// The end of a layout whose areas end at `off`: with staging by launch
+/// parity (some layoutSlots with kParity), a second copy of the layout's
+/// extent for the parity areas' half 1, at Shared::parityStride: the
+/// runtime's (the single-half end at its maximum sizes, so that no call's
+/// half 1 overlaps another call's half 0), or where 0 or short of this
+/// call's end, this end rounded up to 128 bytes (LL128 lines keep their
+/// 128-byte grid). Returns the bytes of scratch the layout needs.
+inline int64_t layoutEnd(Shared *S, int64_t off) {
+  if (!S->parityAreas)
+    return off;
+  const int64_t half = (off + 127) / 128 * 128;
+  if (S->parityStride < half)
+    S->parityStride = half;
+  return 2 * S->parityStride;
 }
 
 /// One data movement handed to the target: names [a, b) of a box, read from

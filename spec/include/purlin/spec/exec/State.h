@@ -143,6 +143,16 @@ struct Shared {
   // notifies and waits (which only order against the launch boundary) are
   // skipped.
   int oneLaunch = 0;
+  // Staging by launch parity (kParity): half 1 of every parity area lies
+  // this many bytes after its half 0 (stagingSlot). The halves must not
+  // overlap whatever the sizes of consecutive calls (no barrier orders
+  // them), so a runtime that keeps one scratch for calls of every size
+  // sets it to the layout's single-half end at its maximum values (what
+  // layoutEnd left here at those values); 0: layoutEnd sets it from this
+  // call's sizes (a scratch laid out for this call only: the host runner,
+  // the checker). layoutReset keeps it; parityAreas is layoutSlots' count.
+  int64_t parityStride = 0;
+  int parityAreas = 0;
   // Nonzero in a multi-process launch: a hash of the call's arguments
   // (element type, op, scalars, tables) that every rank computes alike.
   // A target may carry it in its signals so that a rank whose peer called
