@@ -230,7 +230,9 @@ public:
   // line of 120 data bytes and the flag word (the epoch). Here, in both,
   // a line's data is written first and its flags with release stores; a
   // reader acquires the flags and then reads the data (the SM's LL128
-  // does just that; its LL stores and loads a line at once).
+  // does just that; its LL stores and loads a line at once). The slot is
+  // the executor's (exec::stagingSlot: with kParity, half epoch & 1), as on
+  // the SM target.
   void storeFlags(char *slot, int fmt, int64_t j) const {
     char *f = slot + exec::lineFlagOf(fmt, j);
     if (fmt == exec::kFmtLL128) {

@@ -21,7 +21,10 @@
 // Stale lines never match: a slot's lines carry an older epoch, and a plan
 // with flagged lines gets scratch of its own, zeroed at allocation
 // (purlin_plan_info::exclusive_scratch). A flag repeats after 2^32 launches
-// of one plan.
+// of one plan. Staging by launch parity (exec kParity: a symmetric clause
+// without a `free` round) changes no code here: the executor hands these
+// moves the slot of half epoch & 1 (exec::stagingSlot, the same address on
+// every target), whose stale lines are two launches old.
 #pragma once
 
 #include <stdint.h>

@@ -35,7 +35,9 @@
 // measured yet.
 //
 // Every line has one writer (exec: an LL128 step's pieces start on whole
-// lines; the checker proves it), and stale words do not match: a plan with
+// lines; the checker proves it; with staging by launch parity the executor
+// hands these moves the slot of half epoch & 1, at a stride that keeps the
+// 128-byte grid: exec::layoutEnd), and stale words do not match: a plan with
 // flagged lines has scratch of its own, zeroed at allocation; earlier
 // launches' flags carry earlier epochs; its LL128 slots start on 128 bytes
 // from that scratch's start whatever the call's sizes (exec::layoutSlots),
