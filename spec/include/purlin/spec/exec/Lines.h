@@ -42,8 +42,9 @@ PURLIN_HD int lineFmtBit(int fmt) { return fmt == kFmtNone ? 0 : 1 << (fmt - 1);
 PURLIN_HD int stagingHalf(int flags, uint64_t epoch) {
   return (flags & kParity) ? (int)(epoch & 1) : 0;
 }
+/// stagingHalf with the target's own epoch.
 template <class Tgt> PURLIN_HD int stagingHalfOf(const Tgt &t, int flags) {
-  return (flags & kParity) ? (int)(t.epoch() & 1) : 0;
+  return stagingHalf(flags, t.epoch());
 }
 /// Copies of a clause's R staging slots that steps of these flags lay out:
 /// two halves with kParity, else one.
