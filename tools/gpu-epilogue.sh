@@ -179,10 +179,18 @@ variants)
   # 1,8,128,4096; EPI_HIDDEN, default 4096,8192). EPI_VARIANTS="0 6 7 8"
   # builds and runs those alone. Each build is the bench's four
   # collectives only (all_reduce and the three all_reduce_rmsnorm copies),
-  # about 14 CPU-minutes (a build of all eight took 27 here): the nine do
+  # about 14 CPU-minutes (a build of all eight took 27 here): the eleven do
   # not fit one device call of 600 s on 16 cores, so split them, e.g.
-  # EPI_VARIANTS="0 1 2 3 4", then "5 6 7 8" (a build folder already there
-  # is reused while the machine stays warm).
+  # EPI_VARIANTS="0 1 2 3 4", then "5 6 7 8", then "9 10" (a build folder
+  # already there is reused while the machine stays warm).
+  # Variants 7-10 change the lane's threads for every kernel of the build
+  # (PURLIN_SM_THREADS), the plain all_reduce's too: their pair column is
+  # not variant 0's, so compare their fused columns with variant 0's pair.
+  # 9 and 10 (128 threads, a 4096 row 4 vectors a thread, 8192 8: one warp
+  # on each of the SM's 4 schedulers instead of 4, so the row's per-warp
+  # setup is issued once a scheduler, not 4 times; ptxas sm_90 bf16: the
+  # one-shot kernel 168 registers, 10 with EPI_LOADS=8 214, the two-shot
+  # 197, no spill).
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
@@ -190,7 +198,15 @@ variants)
          "-DPURLIN_EPI_RANKS_AT_ONCE=1"
          "-DPURLIN_EPI_GUARDED_LOADS"
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4"
-         "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4 -DPURLIN_EPI_LOADS=8")
+         "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4 -DPURLIN_EPI_LOADS=8"
+         "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
+         "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8")
+  # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
+  # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
+  # (the pair), allreduce, norm, ratio, best.
+  benchLines() {
+    awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", d_apart " $8 ", 2s_apart " $9 ", pair " $10 ", ratio " $13 ", best " $14}'
+  }
   sel=(${EPI_VARIANTS:-${!flags[@]}})
   t0=$(date +%s)
   for i in "${sel[@]}"; do
@@ -207,7 +223,7 @@ variants)
     echo "== variant $i: ${flags[$i]:-(as committed)}"
     "build-gpu-epi-v$i/tools/purlin-bench/purlin-epilogue-bench" -g 8 -n 50 \
       --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
-      tee "$LOG/bench-$i.log" | grep -E "^ +[0-9]" | awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", unfused " $8 ", ratio " $11 ", " $13}'
+      tee "$LOG/bench-$i.log" | grep -E "^ +[0-9]" | benchLines
   done
   # The kernel as committed with 256-thread lanes (8 warps meet at each
   # row reduction instead of 16; a 4096 row is then 2 vectors a thread).
@@ -215,7 +231,7 @@ variants)
   echo "== variant 0 with PURLIN_LANE_THREADS=256"
   PURLIN_LANE_THREADS=256 build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 \
     --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
-    tee "$LOG/bench-lanes256.log" | grep -E "^ +[0-9]" | awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", unfused " $8 ", ratio " $11 ", " $13}'
+    tee "$LOG/bench-lanes256.log" | grep -E "^ +[0-9]" | benchLines
   ;;
 timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles
