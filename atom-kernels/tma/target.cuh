@@ -155,11 +155,12 @@ private:
 
 #ifndef __CUDACC_RTC__
 /// A generated entry's launch (common/sm/target.cuh's PURLIN_SM_LAUNCH):
-/// sm::launch's threads per lane, with the lane's stages (launch.h).
+/// sm::launch's threads per lane (`most`: the kernel's launch bound), with
+/// the lane's stages (launch.h).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream, const void *slot) {
+                  void *stream, const void *slot, int most) {
   return launchPlan(kernel, S, first, n, stream,
-                    sm::laneThreads(sm::kThreads, S->laneThreads), slot);
+                    sm::laneThreads(most, S->laneThreads), slot);
 }
 #endif
 

@@ -55,10 +55,40 @@
 #define PURLIN_SM_EPI_ROW_VECS 2
 #endif
 
+// Threads a lane at most for the kernels of plans whose flagged moves are
+// LL lines only (staged_ll): the low-latency plans run at small sizes,
+// where the runtime launches 256-thread lanes anyway (Launch.cpp,
+// smallLaneThreads), and a kernel bound to 512 threads has 128 registers a
+// thread, under which exec's steps around the line moves spilled ~650
+// bytes a thread (ptxas sm_90, all_reduce bf16: 650 B of spill stores and
+// 1,344 of loads; bound to 256: 32 and 80). PURLIN_SM_LL_THREADS=512 (a
+// measurement build) gives them the common bound again.
+#ifndef PURLIN_SM_LL_THREADS
+#define PURLIN_SM_LL_THREADS 256
+#endif
+
 namespace purlin {
 namespace sm {
 
 constexpr int kThreads = PURLIN_SM_THREADS;
+constexpr int kLLThreads =
+    PURLIN_SM_LL_THREADS < PURLIN_SM_THREADS ? PURLIN_SM_LL_THREADS : PURLIN_SM_THREADS;
+
+/// The launch bounds of plan function struct P's kernels: `value`, its
+/// most threads a lane, kLLThreads where its flagged moves are LL lines
+/// only, else kThreads; `minBlocks`, 1 for the LL plans, which lets ptxas
+/// take every register the bound leaves (without it ptxas kept the slot
+/// kernel at 128 registers and 650 bytes of spill stores; 0 leaves the
+/// bound as it was: no .minnctapersm).
+template <class P, class = void> struct PlanThreads {
+  static constexpr int value = kThreads;
+  static constexpr int minBlocks = 0;
+};
+template <class P> struct PlanThreads<P, decltype((void)P::kLines)> {
+  static constexpr bool kLL = P::kLines == exec::kLinesLLBit && kLLThreads < kThreads;
+  static constexpr int value = kLL ? kLLThreads : kThreads;
+  static constexpr int minBlocks = kLL ? 1 : 0;
+};
 
 /// exec::kEpiVec elements of type Raw moved with the widest accesses their
 /// size allows (16-byte words, one 8-byte word for 1-byte elements, else
@@ -472,36 +502,37 @@ __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
 
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
     planKernel(const __grid_constant__ exec::Shared S, int first) {
   runPlan<E, OPS, Plan, Atoms>(S, first);
 }
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
     applyKernel(const __grid_constant__ exec::Shared S, int first) {
   runApply<E, OPS, Plan, Atoms>(S, first);
 }
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
     planKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms>(slot, first);
 }
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
     applyKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms, true>(slot, first);
 }
 
 #ifndef __CUDACC_RTC__
-/// Launches a kernel of this target with kThreads per lane (or fewer:
+/// Launches a kernel of this target with `most` threads per lane, its
+/// launch bound (PlanThreads), or fewer (the runtime's hint,
 /// PURLIN_LANE_THREADS; launch.h).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream, const void *slot) {
+                  void *stream, const void *slot, int most) {
   return launchPlan(kernel, S, first, n, stream,
-                    laneThreads(kThreads, S->laneThreads), slot);
+                    laneThreads(most, S->laneThreads), slot);
 }
 
 /// The kernel for a dtype (Numbering.h) among those built ahead of time
@@ -557,7 +588,8 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
     return (int)cudaSuccess;
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
   int threads = (int)((vecs + 31) / 32 * 32);
-  threads = threads < 32 ? 32 : threads > kThreads ? kThreads : threads;
+  constexpr int kMost = PlanThreads<Plan>::value;
+  threads = threads < 32 ? 32 : threads > kMost ? kMost : threads;
   const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)blocks, (unsigned)n, 1);
@@ -567,9 +599,10 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   return (int)cudaLaunchKernelExC(&cfg, k, args);
 }
 
-/// A kernel's host launch: launch() above, or another datapath's.
+/// A kernel's host launch: launch() above, or another datapath's; `most`:
+/// the kernel's launch bound (threads a lane).
 using LaunchFn = int (*)(const void *kernel, const exec::Shared *S, int first,
-                         int n, void *stream, const void *slot);
+                         int n, void *stream, const void *slot, int most);
 
 /// `slot` null: the kernel takes *S by value; else it reads its shared
 /// state from `slot` (a SharedSlot in device memory; S gives the grid).
@@ -582,7 +615,7 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
       kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
-  const int e = Launch(k, S, first, n, stream, slot);
+  const int e = Launch(k, S, first, n, stream, slot, PlanThreads<Plan>::value);
   if constexpr (PlanApplies<Plan>::value)
     if (e == (int)cudaSuccess && S->oneLaunch)
       return launchApply<Plan, Reduces, DTYPES, OPS, Atoms>(S, first, n, dtype,
@@ -667,7 +700,9 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
 } // namespace purlin
 #define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
   PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                                 \
-  extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
+  extern "C" __global__ void __launch_bounds__(                               \
+      ::purlin::sm::PlanThreads<PlanFn_##NAME>::value,                         \
+      ::purlin::sm::PlanThreads<PlanFn_##NAME>::minBlocks)                     \
       purlin_jit_##NAME(const __grid_constant__ ::purlin::exec::Shared S,      \
                         int first) {                                           \
     ::purlin::sm::runPlanIf<                                                   \
@@ -675,7 +710,9 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(S, first);       \
   }                                                                            \
-  extern "C" __global__ void __launch_bounds__(::purlin::sm::kThreads)         \
+  extern "C" __global__ void __launch_bounds__(                               \
+      ::purlin::sm::PlanThreads<PlanFn_##NAME>::value,                         \
+      ::purlin::sm::PlanThreads<PlanFn_##NAME>::minBlocks)                     \
       purlin_jit_slot_##NAME(const ::purlin::sm::SharedSlot *slot, int first) { \
     ::purlin::sm::runPlanSlotIf<                                               \
         ::purlin::sm::jitWants(#NAME),                                         \
