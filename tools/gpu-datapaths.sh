@@ -92,8 +92,17 @@ run)
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
   targets="purlin-gpu-test purlin-bench"
   [ "$phase" = ll ] || targets="$targets purlin-gemm-overlap"
+  if [ "$phase" = ll ]; then
+    # Beside it, the bench with LL plans' kernels at the common bound (512
+    # threads, 128 registers: the seventeenth session's change undone,
+    # PURLIN_SM_LL_THREADS=512), all_reduce_ll only, timed in the same run.
+    (cmake -G Ninja -S . -B "$B-ll512" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY=all_reduce_ll        -DPURLIN_CHECK_ARCHS= -DCMAKE_CUDA_FLAGS=-DPURLIN_SM_LL_THREADS=512        -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-ll512.log" 2>&1 &&
+     ninja -C "$B-ll512" -j4 purlin-bench >"$LOG/build-ll512.log" 2>&1 ||
+       echo "build of the 512-thread LL bench FAILED") &
+  fi
   ninja -C "$B" -j"$(nproc)" $targets >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+  wait
   step "build: ok in $(( $(date +%s) - t0 )) s"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
   T=$B/test/gpu/purlin-gpu-test
@@ -114,6 +123,10 @@ run)
         echo "# $c, PURLIN_ONE_LAUNCH=0"
         PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C $c -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
       done
+      if [ -x "$B-ll512/tools/purlin-bench/purlin-bench" ]; then
+        echo "# all_reduce_ll, PURLIN_ONE_LAUNCH=0, kernels bound to 512 threads (PURLIN_SM_LL_THREADS=512: spills as before)"
+        PURLIN_ONE_LAUNCH=0 timeout 60 "$B-ll512/tools/purlin-bench/purlin-bench" -C all_reduce_ll -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
+      fi
       echo "# all_reduce, one launch (for the record)"
       timeout 60 $BE -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
     } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
