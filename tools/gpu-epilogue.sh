@@ -71,7 +71,8 @@ gen)
   # from the combine), from 1 byte on.
   for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0" \
            "direct_unfused:--epilogue-small-bytes=4611686018427387904 --epilogue-unfused-bytes=1" \
-           "two_shot_unfused:--epilogue-small-bytes=0 --epilogue-unfused-bytes=1"; do
+           "two_shot_unfused:--epilogue-small-bytes=0 --epilogue-unfused-bytes=1" \
+           "direct_wide:--epilogue-small-bytes=4611686018427387904 --lanes=32"; do
     n=all_reduce_rmsnorm_${v%%:*}
     sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
     "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} -o "$DIR" || exit 1
@@ -203,16 +204,16 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
-  # (the pair), allreduce, norm, ratio, best.
+  # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes).
   benchLines() {
-    awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", d_apart " $8 ", 2s_apart " $9 ", pair " $10 ", ratio " $13 ", best " $14}'
+    awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", d_apart " $8 ", 2s_apart " $9 ", d_wide " $15 ", pair " $10 ", ratio " $13 ", best " $14}'
   }
   sel=(${EPI_VARIANTS:-${!flags[@]}})
   t0=$(date +%s)
   for i in "${sel[@]}"; do
     (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
        -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
-       "-DPURLIN_GEN_ONLY=all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot" \
+       "-DPURLIN_GEN_ONLY=all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide" \
        "-DCMAKE_CUDA_FLAGS=${flags[$i]}" -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-$i.log" 2>&1 &&
      ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#sel[@]} + 1 )) purlin-epilogue-bench \
        >"$LOG/build-$i.log" 2>&1 || echo "variant $i: build FAILED") &
