@@ -10,9 +10,16 @@
 //            all_reduce_rmsnorm_direct and all_reduce_rmsnorm_two_shot are
 //            linked in (tools/gpu-epilogue.sh gen makes them; "-" if not):
 //            where the chooser's band edge should lie;
+//   d_apart, 2s_apart
+//            the unfused plans (direct_unfused, two_shot_unfused: the
+//            epilogue as a launch of its own);
 //   unfused  purlin's all_reduce, then a separate residual + RMSNorm kernel
 //            (16-byte vector loads, one block per row and rank, the row in
-//            registers: the usual hand-written kernel);
+//            registers: the usual hand-written kernel), the "pair";
+//   d_wide   one-shot on 32 lanes (all_reduce_rmsnorm_direct_wide);
+//   hand     a hand-written fused one-shot kernel (the norm kernel reading
+//            every rank's row), one launch, no barrier: the floor on one
+//            GPU that a generated fused kernel is held to;
 // each timed as the median of 5 CUDA-graph replays of -n calls (us per
 // call); ratio = unfused / fused (> 1: the fused form is faster), best =
 // unfused / the fastest fused plan. Before timing, each fused form's
@@ -99,6 +106,99 @@ __global__ void __launch_bounds__(1024) residualRmsNorm(NormPtrs p, int H, float
       ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
     y[i] = o;
   }
+}
+
+/// A hand-written fused one-shot kernel, the floor a generated one is held
+/// to on one GPU (column "hand"): block (row, rank) reads the row of every
+/// rank's input (8 loads issued before they are combined, f32 in ascending
+/// rank), adds the residual, and normalizes as residualRmsNorm does, all
+/// in one launch. On one GPU the launch's start orders every rank's inputs
+/// before it and each block stores only its own rank's outputs, so it needs
+/// no barrier (what purlin's one-launch plans skip too); several GPUs would
+/// need one at each end.
+struct FusedPtrs {
+  const __nv_bfloat16 *in[kMaxR], *res[kMaxR], *w[kMaxR];
+  __nv_bfloat16 *y[kMaxR], *resOut[kMaxR];
+};
+template <int VPT>
+__global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, float eps) {
+  const int r = blockIdx.y;
+  const int64_t off = (int64_t)blockIdx.x * H;
+  const int nv = H / 8;
+  const uint4 *res = (const uint4 *)(p.res[r] + off), *w = (const uint4 *)p.w[r];
+  uint4 *y = (uint4 *)(p.y[r] + off), *ro = (uint4 *)(p.resOut[r] + off);
+  float h[VPT][8];
+  float ss = 0.f;
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    for (int k = 0; k < 8; ++k)
+      h[v][k] = 0.f;
+    for (int q0 = 0; q0 < R; q0 += 8) {
+      uint4 c[8];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q0 + q < R)
+          c[q] = ((const uint4 *)(p.in[q0 + q] + off))[i];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q0 + q < R) {
+          const __nv_bfloat16 *cv = (const __nv_bfloat16 *)&c[q];
+#pragma unroll
+          for (int k = 0; k < 8; ++k)
+            h[v][k] = q0 + q == 0 ? __bfloat162float(cv[k]) : h[v][k] + __bfloat162float(cv[k]);
+        }
+    }
+    uint4 b = res[i], o;
+    const __nv_bfloat16 *bv = (const __nv_bfloat16 *)&b;
+    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      h[v][k] += __bfloat162float(bv[k]);
+      ss += h[v][k] * h[v][k];
+      ov[k] = __float2bfloat16_rn(h[v][k]);
+    }
+    ro[i] = o;
+  }
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o >>= 1)
+    ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  if ((threadIdx.x & 31) == 0)
+    part[threadIdx.x / 32] = ss;
+  __syncthreads();
+  float tot = 0.f;
+  for (int k = 0; k < (int)(blockDim.x + 31) / 32; ++k)
+    tot += part[k];
+  const float s = rsqrtf(tot / H + eps);
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    uint4 wv = w[i], o;
+    const __nv_bfloat16 *wb = (const __nv_bfloat16 *)&wv;
+    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
+    y[i] = o;
+  }
+}
+
+void launchHandFused(const FusedPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
+  const int nv = H / 8;
+  int threads = std::min(1024, ((nv + 31) / 32) * 32);
+  const int vpt = (nv + threads - 1) / threads;
+  dim3 grid((unsigned)N, (unsigned)R);
+  if (vpt <= 1)
+    handFused<1><<<grid, threads, 0, s>>>(p, R, H, eps);
+  else if (vpt <= 2)
+    handFused<2><<<grid, threads, 0, s>>>(p, R, H, eps);
+  else
+    handFused<4><<<grid, threads, 0, s>>>(p, R, H, eps);
+  CUDA_OK(cudaGetLastError());
 }
 
 void launchNorm(const NormPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
@@ -240,12 +340,18 @@ int main(int argc, char **argv) {
     ab[r * 2 + 1] = arOut[r];
   }
   NormPtrs np;
+  FusedPtrs hp; // the hand-written fused kernel: stores into y, ro as the fused forms
   for (int r = 0; r < R; ++r) {
     np.x[r] = arOut[r];
     np.res[r] = res[r];
     np.w[r] = w[r];
     np.y[r] = y2[r];
     np.resOut[r] = ro2[r];
+    hp.in[r] = x[r];
+    hp.res[r] = res[r];
+    hp.w[r] = w[r];
+    hp.y[r] = y[r];
+    hp.resOut[r] = ro[r];
   }
   void *streams[1] = {s};
   std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
@@ -253,10 +359,10 @@ int main(int argc, char **argv) {
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
-  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %s\n",
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %s\n",
               "hidden", "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot",
               "d_apart", "2s_apart", "unfused", "allreduce", "norm", "ratio", "best", "d_wide",
-              "check");
+              "hand", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -287,6 +393,23 @@ int main(int argc, char **argv) {
       double tv[kForms] = {-1, -1, -1, -1, -1, -1}, worst = 0;
       std::string plan = "-";
       bool ok = true;
+      // y (the form's output) against y2 (the pipeline's), ranks 0 and R-1.
+      auto check = [&] {
+        double maxd = 0;
+        for (int r = 0; r < R; r += std::max(1, R - 1)) {
+          std::vector<__nv_bfloat16> a(N * H), b(N * H);
+          CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
+          CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
+          for (int64_t i = 0; i < N * H; ++i) {
+            const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
+                             (1.0 + std::fabs((double)__bfloat162float(b[i])));
+            if (!(d <= maxd))
+              maxd = d;
+          }
+        }
+        worst = std::max(worst, maxd);
+        ok = ok && maxd <= 0.05;
+      };
       for (int v = 0; v < kForms; ++v) {
         if (!fusedH[v])
           continue;
@@ -306,22 +429,17 @@ int main(int argc, char **argv) {
         CUDA_OK(cudaStreamSynchronize(s));
         if (v == 0)
           plan = purlinCollLastPlan(fusedH[v]);
-        double maxd = 0;
-        for (int r = 0; r < R; r += std::max(1, R - 1)) {
-          std::vector<__nv_bfloat16> a(N * H), b(N * H);
-          CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
-          CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
-          for (int64_t i = 0; i < N * H; ++i) {
-            const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
-                             (1.0 + std::fabs((double)__bfloat162float(b[i])));
-            if (!(d <= maxd))
-              maxd = d;
-          }
-        }
-        worst = std::max(worst, maxd);
-        ok = ok && maxd <= 0.05;
+        check();
         tv[v] = timeGraph(s, iters, fusedCall);
       }
+      // The hand-written fused kernel, checked the same way.
+      auto handCall = [&] { launchHandFused(hp, R, N, (int)H, epsV, s); };
+      for (int r = 0; r < R; ++r)
+        CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
+      handCall();
+      CUDA_OK(cudaStreamSynchronize(s));
+      check();
+      const double th = timeGraph(s, iters, handCall);
       bad += !ok;
       const double ta = timeGraph(s, iters, arCall);
       const double tn = timeGraph(s, iters, normCall);
@@ -338,11 +456,11 @@ int main(int argc, char **argv) {
           std::snprintf(b, sizeof b, "%10.2f", t);
         return std::string(b);
       };
-      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %s (max rel diff %.3g)\n",
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %s (max rel diff %.3g)\n",
                   (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
                   plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), col(tv[3]).c_str(),
                   col(tv[4]).c_str(), tu, ta, tn, tu / tv[0], tu / best, col(tv[5]).c_str(),
-                  ok ? "ok" : "FAIL",
+                  th, ok ? "ok" : "FAIL",
                   worst);
       std::fflush(stdout);
     }
