@@ -86,4 +86,16 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
   return -1;
 }
 
+int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
+                       int64_t &parityStride) {
+  S.elemSize = 8;
+  S.L = pl.lanes;
+  S.K = pl.chunks;
+  S.nsignals = pl.nsignals;
+  S.parityStride = 0; // the layout's own at these values (layoutEnd)
+  const int64_t bytes = (pl.layout(&S) + 15) / 16 * 16;
+  parityStride = S.parityStride;
+  return bytes;
+}
+
 } // namespace purlin

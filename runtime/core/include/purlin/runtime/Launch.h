@@ -42,4 +42,15 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy = "",
                bool severalLaunches = false);
 
+/// What a runtime that keeps one scratch area for calls of every size (the
+/// CUDA runtime's purlinCollCreate) lays out for plan `pl` at the maximum
+/// values in `S` (S.R and S.P set): the layout at 8-byte elements, the
+/// widest, so that every element type fits. Returns the bytes of scratch,
+/// rounded up to 16; `parityStride` gets where half 1 of the plan's parity
+/// areas lies at those values (exec::Shared::parityStride, 0 without
+/// parity areas), the stride every launch of the plan then takes, so that
+/// no call's half 1 overlaps another call's half 0 (exec::layoutEnd).
+int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
+                       int64_t &parityStride);
+
 } // namespace purlin
