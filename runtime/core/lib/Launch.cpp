@@ -98,4 +98,13 @@ int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
   return bytes;
 }
 
+bool emptyParityLaunch(const exec::Shared &S) {
+  if (!S.parityAreas)
+    return false;
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    if (S.slotBytes[k] != 0)
+      return false;
+  return true;
+}
+
 } // namespace purlin

@@ -388,7 +388,12 @@ RunResult runCalls(const purlin_collective_info *info,
       if (!fillCall(c, k, launch, res))
         return res;
       std::string msg;
-      if (purlinStatus st = dp->launch(*info, pi, k.S, 0, R, dtype, k.S.op, &cfg, msg)) {
+      // An empty launch of a parity plan is not launched (emptyParityLaunch),
+      // as purlinLaunch skips it.
+      purlinStatus st = emptyParityLaunch(k.S)
+                            ? PURLIN_SUCCESS
+                            : dp->launch(*info, pi, k.S, 0, R, dtype, k.S.op, &cfg, msg);
+      if (st != PURLIN_SUCCESS) {
         failed(st, msg, launch, -1);
         return res;
       }
@@ -417,6 +422,8 @@ RunResult runCalls(const purlin_collective_info *info,
         for (int launch = 0; launch < launches && !cfg.timedOut.load(); ++launch) {
           std::string msg;
           const Call &k = calls[launch];
+          if (emptyParityLaunch(k.S)) // not launched (above)
+            continue;
           if (purlinStatus st = dp->launch(*info, pi, k.S, r, 1, dtype, k.S.op, &cfg, msg)) {
             std::lock_guard<std::mutex> g(mu);
             if (firstSt == PURLIN_SUCCESS)

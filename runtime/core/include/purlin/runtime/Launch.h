@@ -53,4 +53,17 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
 int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
                        int64_t &parityStride);
 
+/// Whether a launch laid out in `S` (after the plan's layout) moves nothing
+/// and must not run: a plan staged by launch parity (S.parityAreas) whose
+/// staging slots are all empty at this call (every box empty; such a plan
+/// has no other area). Run, its lanes would bump their epochs and read no
+/// line of any peer, and that breaks the order the parity halves rely on
+/// (docs/snac.md): a writer's launch e + 2, which writes the half of launch
+/// e again, follows the destination's launch e only through the lines of
+/// launch e + 1 that the writer reads from it. After an empty e + 1 it
+/// would overwrite lines of launch e that the destination has not read
+/// yet (whose wait then never ends). Skipped on every rank alike (the
+/// call's arguments are every rank's), the epochs stay in step.
+bool emptyParityLaunch(const exec::Shared &S);
+
 } // namespace purlin
