@@ -327,7 +327,10 @@ RunResult runCalls(const purlin_collective_info *info,
     Binding maxB;
     exec::Shared M;
     M.R = R;
-    if (!maximumBinding(c, bs, R, maxB, res.error) ||
+    std::vector<Binding> applied; // with the values bound at compile time
+    for (const Call &k : calls)
+      applied.push_back(k.b);
+    if (!maximumBinding(c, applied, R, maxB, res.error) ||
         !fillParams(c, maxB, M.P, res.error)) {
       res.error = "the maximum binding: " + res.error;
       return res;
