@@ -7,7 +7,10 @@
 #   tools/gpu-mp.sh gen [DIR]   here, with build/bin/purlinc built: the
 #                               example collectives for sm_90, kernels of
 #                               bf16/f32/i32 with sum/max ahead of time
-#                               (default DIR gen-mp/)
+#                               (default DIR gen-mp/); PURLINC_FLAGS adds
+#                               purlinc options, e.g. "--ll-bytes 65536
+#                               --ll128-bytes 4194304" (the chooser's LL and
+#                               LL128 bands) or --strategy=staged_ll
 #   tools/gpu-mp.sh run [DIR]   on the GPU machine, DIR carried: builds
 #                               purlin-mp-test (sm_90), runs the cases, a
 #                               summary last. Logs in $OUT (or build-gpu-mp/logs)
@@ -21,7 +24,9 @@
 # process at 4 and 8; a rank that never starts; the callbacks bootstrap;
 # a rank that stages its buffers where its peers do not (stagemix, at 2);
 # split of 8 into 2 x 4; bench at 8 (setup costs, launch overhead, 8 KiB
-# all_reduce). Without MPS (nvidia-cuda-mps-control missing or failing) the
+# all_reduce); sizes (calls of other sizes and of count 0 back to back on
+# one instance, unsynchronized, at 2 and 8: the parity halves of staged_ll
+# and staged_ll128 where PURLINC_FLAGS gave them, test/gpu/mp_sizes.cu). Without MPS (nvidia-cuda-mps-control missing or failing) the
 # cases still run, time-sliced and slower. MP_ONLY=REGEX runs only the cases
 # whose name matches (the argument checks always run), e.g. MP_ONLY=graph.
 set -uo pipefail
@@ -38,7 +43,7 @@ gen)
   rm -rf "$DIR" && mkdir -p "$DIR"
   for c in $COLLS; do
     "$P" "examples/$c.purlin" --target=sm_90 --aot=bf16,f32,i32:sum,max \
-      -o "$DIR" || exit 1
+      ${PURLINC_FLAGS:-} -o "$DIR" || exit 1
   done
   rm -f "$DIR/registry.cpp"
   echo "$(ls "$DIR"/*.purlin.cu | wc -l) collectives in $DIR; carry it and run: tools/gpu-mp.sh run $DIR"
@@ -119,6 +124,8 @@ run)
   run callbacks-4 45 $T --ranks 4 --case callbacks
   run mismatch-4 45 $T --ranks 4 --case mismatch
   run stagemix-2 45 $T --ranks 2 --case stagemix
+  run sizes-2 120 $T --ranks 2 --case sizes
+  run sizes-8 120 $T --ranks 8 --case sizes --quick
   # every element type and op (the pairs not built ahead compiled first,
   # NVRTC, into one cache the processes share)
   PURLIN_CACHE_DIR=$B/cubin-cache run coll-types-2 300 $T --ranks 2 --case coll --quick --all-types

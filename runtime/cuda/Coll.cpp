@@ -4,6 +4,7 @@
 // by the plans (or a plan's own) and signal memory per plan.
 #include "Bootstrap.h"
 #include "Internal.h"
+#include "purlin/runtime/Launch.h"
 
 #include <algorithm>
 #include <atomic>
@@ -149,19 +150,15 @@ purlinStatus allocateResources(purlinColl &c, const Binding &maxB) {
   exec::Shared S;
   std::memset(&S, 0, sizeof S);
   S.R = comm->R;
-  S.elemSize = 8;
   if (!fillParams(c.desc, maxB, S.P, err))
     return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: " + err);
   int64_t shared = 0;
   std::vector<int64_t> need(info->nplans, 0);
   for (int i = 0; i < info->nplans; ++i) {
     const purlin_plan_info &pl = info->plans[i];
-    S.L = pl.lanes;
-    S.K = pl.chunks;
-    S.nsignals = pl.nsignals;
-    S.parityStride = 0; // the layout's own at the maximum values (layoutEnd)
-    need[i] = (pl.layout(&S) + 15) / 16 * 16;
-    c.planParityStride.push_back(S.parityStride);
+    int64_t stride = 0; // where the layout at the maxima puts half 1
+    need[i] = layoutAtMaxima(pl, S, stride);
+    c.planParityStride.push_back(stride);
     if (!pl.exclusive_scratch && need[i] > shared)
       shared = need[i];
   }

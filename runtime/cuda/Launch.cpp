@@ -259,6 +259,14 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
                     "launch; the instance has " +
                     std::to_string(c->planScratchBytes[pick]) +
                     " (its maxParams)");
+  if (emptyParityLaunch(S)) {
+    // Nothing to move, and a launch that reads no peer's line would break
+    // the order the parity halves rely on (a call of count 0 between two
+    // others): not launched, on any rank.
+    c->lastPlan = pl.strategy;
+    clock.done();
+    return ok();
+  }
   for (int r = 0; r < comm->R; ++r) {
     S.scratch[r] = (char *)c->scratch[r] + c->planScratchOff[pick];
     S.signals[r] = (uint64_t *)c->sigs[pick][r];

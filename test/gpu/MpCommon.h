@@ -37,6 +37,7 @@ int caseMismatch(const Options &, const purlinUniqueId &, int rank);
 int caseStageMix(const Options &, const purlinUniqueId &, int rank);
 int caseCallbacks(const Options &, const purlinUniqueId &, int rank);
 int caseBench(const Options &, const purlinUniqueId &, int rank);
+int caseSizes(const Options &, const purlinUniqueId &, int rank);
 
 // ---- What the cases share (mp_cases.cu) -----------------------------------
 using Clock = std::chrono::steady_clock;

@@ -1,6 +1,7 @@
 // GPU end-to-end tests: every generated collective linked in, on virtual
 // ranks of one GPU, checked bit for bit against the reference evaluator
-// (purlin/spec/Reference.h); CUDA-graph replays checked on the device;
+// (purlin/spec/Reference.h); calls of other sizes back to back on one
+// instance (launchSequences); CUDA-graph replays checked on the device;
 // validation errors and the timeout; table parameters (all_to_all_v: random
 // per-pair counts, their queries and rejections). A collective runs with
 // what its source declares: its element type when concrete or bound, its
@@ -1056,6 +1057,132 @@ void tableTests(const Coll &c) {
 
 } // namespace
 
+// ---------------------------------------------------------------------------
+// Calls of other sizes back to back on one instance (created for the
+// sequence's largest count: one scratch laid out at that maximum and, for a
+// plan staged by launch parity, one parity stride for every call), launched
+// with no synchronization between them, then each checked against the
+// reference: what `purlin-host-run --launch-counts` runs on the host
+// (test/Host/staged-ll-parity-sizes.test). Calls of count 0 among them: a
+// parity plan's is not launched (emptyParityLaunch). On one GPU every rank
+// runs in each launch; with --spread each GPU's stream runs its ranks'
+// launches, unordered with the other GPUs' (what --rank-streams models).
+// ---------------------------------------------------------------------------
+void launchSequences(const Coll &c, int R, DType t, RedOp op, uint64_t &seed) {
+  static const std::vector<std::vector<int64_t>> kSequences = {
+      {263, 1, 4099, 7, 263},
+      {4099, 0, 7, 0, 4099, 263},
+      {40000, 7, 263, 40000, 1},
+      {263, 0, 263, 0, 263}};
+  if (!boundConflict(c, (int)t, (int)op, R).empty())
+    return;
+  const Collective &d = c.desc;
+  const int nb = (int)d.buffers.size();
+  for (const std::vector<int64_t> &seq : kSequences) {
+    const int64_t maxC = *std::max_element(seq.begin(), seq.end());
+    purlinColl_t h = collFor(c, R, maxC);
+    struct Call {
+      Case k;
+      Binding b;
+      std::vector<int64_t> scalars, tables;
+      RankBuffers data;
+      std::vector<void *> dev;
+    };
+    std::vector<Call> calls(seq.size());
+    std::vector<void *> allocs;
+    std::string text = c.name + " R=" + std::to_string(R) + " " +
+                       dtypeName(t) + " " + redOpName(op) + " counts";
+    for (size_t i = 0; i < seq.size(); ++i)
+      text += (i ? "," : " ") + std::to_string(seq[i]);
+    gCurrent = "launch sequence " + text;
+    bool ok = true;
+    for (size_t i = 0; i < seq.size() && ok; ++i) {
+      Call &l = calls[i];
+      l.k = {&c, R, t, op, seq[i], 0, seed++};
+      bindingFor(l.k, l.b, l.scalars, l.tables);
+      std::string err;
+      if (!allocateBuffers(d, l.b, l.data, l.k.seed, 0xA5, err)) {
+        CHECK(false, "%s: allocateBuffers: %s", text.c_str(), err.c_str());
+        ok = false;
+        break;
+      }
+      l.dev.assign(R * nb, nullptr);
+      for (int r = 0; r < R; ++r) {
+        if (gOpt.spread)
+          CUDA_OK(cudaSetDevice(devOf(R, r)));
+        for (int b = 0; b < nb; ++b) {
+          const size_t sz = l.data[r][b].size();
+          void *p = nullptr;
+          CUDA_OK(cudaMalloc(&p, sz > 0 ? sz : 16));
+          allocs.push_back(p);
+          l.dev[r * nb + b] = p;
+          CUDA_OK(cudaMemcpy(p, l.data[r][b].data(), sz, cudaMemcpyHostToDevice));
+        }
+      }
+      if (gOpt.spread)
+        CUDA_OK(cudaSetDevice(0));
+    }
+    // Every call's inputs in place first (the copies above are from
+    // pageable memory), then the calls one after the other.
+    for (int g = 0; ok && g < (gOpt.spread ? gOpt.ndev : 1); ++g) {
+      CUDA_OK(cudaSetDevice(g));
+      CUDA_OK(cudaDeviceSynchronize());
+    }
+    CUDA_OK(cudaSetDevice(0));
+    for (size_t i = 0; i < seq.size() && ok; ++i) {
+      purlinArgs a = argsFor(calls[i].k, calls[i].scalars, calls[i].tables,
+                             calls[i].dev);
+      if (purlinLaunch(h, &a) != PURLIN_SUCCESS) {
+        CHECK(false, "%s: launch %zu: purlinLaunch: %s", text.c_str(), i + 1,
+              purlinGetLastError());
+        ok = false;
+      }
+    }
+    for (int g = 0; g < (gOpt.spread ? gOpt.ndev : 1); ++g) {
+      CUDA_OK(cudaSetDevice(g));
+      cudaError_t e = cudaDeviceSynchronize();
+      if (e != cudaSuccess) {
+        std::printf("FATAL %s: %s\n", text.c_str(), cudaGetErrorString(e));
+        std::exit(1);
+      }
+    }
+    CUDA_OK(cudaSetDevice(0));
+    if (ok)
+      CHECK(purlinCommCheck(commFor(R)) == PURLIN_SUCCESS, "%s: %s",
+            text.c_str(), purlinGetLastError());
+    for (size_t i = 0; i < seq.size() && ok; ++i) {
+      Call &l = calls[i];
+      std::string err;
+      if (!referenceEvaluate(d, l.b, l.data, err)) {
+        CHECK(false, "%s: reference: %s", text.c_str(), err.c_str());
+        continue;
+      }
+      bool same = true;
+      for (int r = 0; r < R && same; ++r)
+        for (int b = 0; b < nb && same; ++b) {
+          if (d.buffers[b].role != BufferRole::Out)
+            continue;
+          std::vector<uint8_t> got(l.data[r][b].size());
+          CUDA_OK(cudaMemcpy(got.data(), l.dev[r * nb + b], got.size(),
+                             cudaMemcpyDeviceToHost));
+          if (got != l.data[r][b]) {
+            size_t j = 0;
+            while (got[j] == l.data[r][b][j])
+              ++j;
+            CHECK(false, "%s [%s]: launch %zu (count %lld): rank %d buffer %s "
+                  "byte %zu differs", text.c_str(), purlinCollLastPlan(h),
+                  i + 1, (long long)seq[i], r, d.buffers[b].name.c_str(), j);
+            same = false;
+          }
+        }
+      if (same)
+        ++gPassed;
+    }
+    for (void *p : allocs)
+      cudaFree(p);
+  }
+}
+
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   bool list = false;
@@ -1221,6 +1348,11 @@ int main(int argc, char **argv) {
         for (int64_t cnt : counts)
           for (int ip = 0; ip < 3; ++ip)
             runCase({&c, R, t, op, cnt, ip, seed++});
+        // Calls of other sizes on one instance: three types of different
+        // sizes, the first op.
+        if (!gOpt.sanitize && op == ops[0] &&
+            (t == DType::F32 || t == DType::BF16 || t == DType::U8))
+          launchSequences(c, R, t, op, seed);
       }
     if (!gOpt.sanitize && !gOpt.spread)
       boundTests(c);

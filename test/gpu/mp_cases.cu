@@ -536,7 +536,7 @@ CaseFn caseFunction(const std::string &name) {
       {"kill", caseKill},   {"absent", caseAbsent},
       {"split", caseSplit}, {"callbacks", caseCallbacks},
       {"bench", caseBench}, {"mismatch", caseMismatch},
-      {"stagemix", caseStageMix}};
+      {"stagemix", caseStageMix}, {"sizes", caseSizes}};
   auto it = all.find(name);
   return it == all.end() ? nullptr : it->second;
 }

@@ -44,6 +44,10 @@
 //                peers pass purlinMemAlloc memory: PURLIN_ERR_MISMATCH on
 //                every rank within seconds (mp_faults.cu)
 //       bench    setup costs, per-launch host time, 8 KiB all_reduce
+//       sizes    calls of other sizes (counts 0 among them) back to back on
+//                one instance, no synchronization between them: a rank's
+//                launch e + 1 runs while a peer is in launch e; f32, bf16
+//                and u8, every launch checked (mp_sizes.cu)
 // PURLIN_MP_MEMORY=vmm|ipc picks how memory is shared (default: VMM when
 // the GPU has it).
 #include "GeneratedRegistry.h"

@@ -86,4 +86,25 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
   return -1;
 }
 
+int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
+                       int64_t &parityStride) {
+  S.elemSize = 8;
+  S.L = pl.lanes;
+  S.K = pl.chunks;
+  S.nsignals = pl.nsignals;
+  S.parityStride = 0; // the layout's own at these values (layoutEnd)
+  const int64_t bytes = (pl.layout(&S) + 15) / 16 * 16;
+  parityStride = S.parityStride;
+  return bytes;
+}
+
+bool emptyParityLaunch(const exec::Shared &S) {
+  if (!S.parityAreas)
+    return false;
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    if (S.slotBytes[k] != 0)
+      return false;
+  return true;
+}
+
 } // namespace purlin

@@ -31,8 +31,13 @@ public:
     // runs in this launch, as the SM datapath runs it: the plan's lanes
     // return before it, then it runs on a lane count of its own (one more
     // than the plan's, so that its rows are cut otherwise).
-    cfg->apart = apply && S.oneLaunch;
-    cfg->applyLanes = S.L + 1;
+    // Written only when they change: ranks that launch on their own
+    // (RunOptions::rankStreams) share one HostAtoms and read them at once.
+    const bool apart = apply && S.oneLaunch;
+    if (cfg->apart != apart || cfg->applyLanes != S.L + 1) {
+      cfg->apart = apart;
+      cfg->applyLanes = S.L + 1;
+    }
     std::vector<std::function<void()>> jobs;
     for (int r = first; r < first + n; ++r)
       for (int l = 0; l < S.L; ++l)

@@ -55,12 +55,32 @@ const char *kUsage =
     "                       its input's address); both: no,yes; all (default)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
     "  --launches N         back-to-back launches per case (default 2)\n"
+    "  --launch-counts LIST the successive launches of one case run these\n"
+    "                       counts (e.g. 263,1,40000,7,263), one launch each,\n"
+    "                       in place of --counts and --launches; repeat it\n"
+    "                       for more sequences. One plan runs them all, on one\n"
+    "                       scratch area (poisoned once) and one signal array\n"
+    "                       laid out at the sequence's maximum binding, as the\n"
+    "                       CUDA runtime lays them out for its maxParams (its\n"
+    "                       parity stride for every launch); name the plan\n"
+    "                       with --strategy (auto: the chooser must pick the\n"
+    "                       same plan for every count, else the case fails)\n"
+    "  --parity-stride max|call  with --launch-counts: the maximum binding's\n"
+    "                       (default), or each launch's own layout end (a\n"
+    "                       negative check: halves of other sizes overlap)\n"
+    "  --rank-streams       each rank runs its launches one after the other,\n"
+    "                       the ranks unordered, as GPUs' streams run them\n"
+    "                       (rank r's launch e + 1 may run while a peer is in\n"
+    "                       launch e); default: every launch ends on every\n"
+    "                       rank before the next starts. Not with --one-launch\n"
+    "  --timeout-ms N       bound of every wait (default 20000)\n"
     "  --seed N             jitter seed, 0 for none (default 1)\n"
     "  --one-launch         every rank in one launch: boundary syncs skipped\n"
     "                       (as on one GPU); default: each kept\n"
     "  --table              print one line per case: collective, strategy,\n"
     "                       ranks, root, bytes per rank (the largest\n"
-    "                       buffer), type, op, result\n";
+    "                       buffer; of the largest launch with\n"
+    "                       --launch-counts), type, op, result\n";
 } // namespace
 
 namespace {
@@ -71,6 +91,11 @@ struct Grid {
   std::map<std::string, int64_t> params; // --params
   std::string strategy = "all";
   int launches = 2;
+  // --launch-counts: sequences of counts, one launch each (empty: --counts)
+  std::vector<std::vector<int64_t>> sequences;
+  bool countsGiven = false, launchesGiven = false, strideOfCall = false;
+  bool rankStreams = false;
+  int64_t timeoutMs = 20000;
   bool dtypesGiven = false;
   uint64_t seed = 1;
   bool table = false, oneLaunch = false;
@@ -91,8 +116,39 @@ int parseGrid(int argc, char **argv, Grid &g) {
       g.names = split(next());
     else if (a == "--ranks")
       g.ranks = split(next());
-    else if (a == "--counts")
+    else if (a == "--counts") {
       g.counts = split(next());
+      g.countsGiven = true;
+    } else if (a == "--launch-counts") {
+      std::vector<int64_t> seq;
+      for (const std::string &v : split(next())) {
+        if (v.find_first_not_of("0123456789") != std::string::npos) {
+          std::fprintf(stderr,
+                       "error: --launch-counts takes counts N,N,..., got "
+                       "'%s'\n%s",
+                       v.c_str(), kUsage);
+          return 2;
+        }
+        seq.push_back(std::atoll(v.c_str()));
+      }
+      if (seq.empty()) {
+        std::fprintf(stderr, "error: --launch-counts needs counts\n%s", kUsage);
+        return 2;
+      }
+      g.sequences.push_back(seq);
+    } else if (a == "--parity-stride") {
+      std::string v = next();
+      if (v != "max" && v != "call") {
+        std::fprintf(stderr,
+                     "error: --parity-stride takes max or call, got '%s'\n%s",
+                     v.c_str(), kUsage);
+        return 2;
+      }
+      g.strideOfCall = v == "call";
+    } else if (a == "--rank-streams")
+      g.rankStreams = true;
+    else if (a == "--timeout-ms")
+      g.timeoutMs = std::atoll(next().c_str());
     else if (a == "--params") {
       for (const std::string &kv : split(next())) {
         std::vector<std::string> p = split(kv, '=');
@@ -131,8 +187,10 @@ int parseGrid(int argc, char **argv, Grid &g) {
         }
     } else if (a == "--strategy")
       g.strategy = next();
-    else if (a == "--launches")
+    else if (a == "--launches") {
       g.launches = std::atoi(next().c_str());
+      g.launchesGiven = true;
+    }
     else if (a == "--seed")
       g.seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--table")
@@ -147,6 +205,16 @@ int parseGrid(int argc, char **argv, Grid &g) {
       return 2;
     }
   }
+  auto conflict = [&](const char *what) {
+    std::fprintf(stderr, "error: %s\n%s", what, kUsage);
+    return 2;
+  };
+  if (!g.sequences.empty() && (g.countsGiven || g.launchesGiven))
+    return conflict("--launch-counts replaces --counts and --launches");
+  if (g.strideOfCall && g.sequences.empty())
+    return conflict("--parity-stride goes with --launch-counts");
+  if (g.rankStreams && g.oneLaunch)
+    return conflict("--rank-streams runs several launches; --one-launch one");
   if (g.dtypes.empty())
     for (int t = 0; t < kNumDTypes; ++t)
       g.dtypes.push_back(dtypeName((DType)t));
@@ -319,23 +387,38 @@ int main(int argc, char **argv) {
     }
     const Axes x = axesOf(info, c, bv, g);
     std::set<std::string> seen; // cases a bound value made equal
+    // The count axis: --counts, one binding a case; or --launch-counts,
+    // a sequence of bindings a case, one a launch.
+    const bool seq = !g.sequences.empty();
+    const size_t ncounts = seq ? g.sequences.size() : g.counts.size();
     for (auto &rs : x.ranks)
-      for (size_t ci = 0; ci < g.counts.size(); ++ci)
+      for (size_t ci = 0; ci < ncounts; ++ci)
         for (int rootEnd = 0; rootEnd < (x.hasRoot ? 2 : 1); ++rootEnd)
           for (size_t ti = 0; ti < x.types.size(); ++ti)
             for (auto &op : x.ops)
               for (auto &ip : g.inplace)
                 for (auto &st : x.strategies) {
-                  const std::string &cs = g.counts[ci], &t = x.types[ti];
+                  const std::string &t = x.types[ti];
+                  const std::vector<int64_t> cs =
+                      seq ? g.sequences[ci]
+                          : std::vector<int64_t>{std::atoll(g.counts[ci].c_str())};
                   DType dt;
                   RedOp ro;
                   parseDType(t, dt);
                   parseRedOp(op, ro);
-                  Binding b = bindCase(c, g, std::atoll(rs.c_str()),
-                                       std::atoll(cs.c_str()), rootEnd, dt, ro,
-                                       ci + ti);
+                  std::vector<Binding> bs;
+                  std::string key, countsText;
+                  int64_t bytes = 0; // the largest launch's
+                  for (int64_t C : cs) {
+                    bs.push_back(bindCase(c, g, std::atoll(rs.c_str()), C,
+                                          rootEnd, dt, ro, ci + ti));
+                    key += bindingKey(bs.back()) + "|";
+                    countsText += (countsText.empty() ? "" : ",") + std::to_string(C);
+                    bytes = std::max(bytes, callBytes(c, bs.back()));
+                  }
+                  const Binding &b = bs.front();
                   const int64_t R = b.ranks(c);
-                  std::string key = bindingKey(b) + "|" + ip + "|" + st;
+                  key += ip + "|" + st;
                   if (!seen.insert(key).second)
                     continue;
                   host::RunOptions o;
@@ -345,7 +428,13 @@ int main(int argc, char **argv) {
                   o.launches = g.launches;
                   o.oneLaunch = g.oneLaunch;
                   o.jitterSeed = g.seed ? g.seed + passed + failed : 0;
-                  host::RunResult res = host::runAndCheck(info, b, o);
+                  o.rankStreams = g.rankStreams;
+                  o.timeoutMs = g.timeoutMs;
+                  o.strideOfCall = g.strideOfCall;
+                  host::RunResult res = seq ? host::runLaunches(info, bs, o)
+                                            : host::runAndCheck(info, b, o);
+                  const std::string seqText =
+                      seq ? " [counts " + countsText + "]" : "";
                   const char *opCol =
                       x.hasOpParam ? op.c_str() : x.opText.c_str();
                   if (!res.ok && res.refused) {
@@ -357,8 +446,8 @@ int main(int argc, char **argv) {
                                   "refused: %s\n",
                                   info->name, st.empty() ? "auto" : st.c_str(),
                                   (long long)R, rootText(c, b).c_str(),
-                                  (long long)callBytes(c, b), t.c_str(), opCol,
-                                  res.error.c_str());
+                                  (long long)bytes, t.c_str(), opCol,
+                                  (res.error + seqText).c_str());
                     continue;
                   }
                   res.ok ? ++passed : ++failed;
@@ -366,13 +455,13 @@ int main(int argc, char **argv) {
                     std::printf(
                         "%-24s %-14s %5lld %4s %10lld %-7s %-7s %s%s%s\n",
                         info->name, res.plan.c_str(), (long long)R,
-                        rootText(c, b).c_str(), (long long)callBytes(c, b),
+                        rootText(c, b).c_str(), (long long)bytes,
                         t.c_str(), opCol,
                         res.ok ? "ok" : "FAIL: ", res.error.c_str(),
                         (std::string(o.sameStart ? " [in place, same address]"
                                      : o.inplace ? " [in place]"
                                                  : "") +
-                         groupText(c, b))
+                         groupText(c, b) + seqText)
                             .c_str());
                 }
   }

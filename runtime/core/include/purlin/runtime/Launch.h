@@ -42,4 +42,28 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy = "",
                bool severalLaunches = false);
 
+/// What a runtime that keeps one scratch area for calls of every size (the
+/// CUDA runtime's purlinCollCreate) lays out for plan `pl` at the maximum
+/// values in `S` (S.R and S.P set): the layout at 8-byte elements, the
+/// widest, so that every element type fits. Returns the bytes of scratch,
+/// rounded up to 16; `parityStride` gets where half 1 of the plan's parity
+/// areas lies at those values (exec::Shared::parityStride, 0 without
+/// parity areas), the stride every launch of the plan then takes, so that
+/// no call's half 1 overlaps another call's half 0 (exec::layoutEnd).
+int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
+                       int64_t &parityStride);
+
+/// Whether a launch laid out in `S` (after the plan's layout) moves nothing
+/// and must not run: a plan staged by launch parity (S.parityAreas) whose
+/// staging slots are all empty at this call (every box empty; such a plan
+/// has no other area). Run, its lanes would bump their epochs and read no
+/// line of any peer, and that breaks the order the parity halves rely on
+/// (docs/snac.md): a writer's launch e + 2, which writes the half of launch
+/// e again, follows the destination's launch e only through the lines of
+/// launch e + 1 that the writer reads from it. After an empty e + 1 it
+/// would overwrite lines of launch e that the destination has not read
+/// yet (whose wait then never ends). Skipped on every rank alike (the
+/// call's arguments are every rank's), the epochs stay in step.
+bool emptyParityLaunch(const exec::Shared &S);
+
 } // namespace purlin

@@ -27,6 +27,17 @@ struct RunOptions {
   // Every rank in one launch (threads started and joined together), so the
   // plan's boundary syncs are skipped, as on one GPU.
   bool oneLaunch = false;
+  // Several launches only: each rank runs its launches one after the other
+  // and the ranks run unordered, as GPUs' streams run them: rank r starts
+  // launch e + 1 once its own lanes ended launch e, whatever its peers do
+  // (default: every launch ends on every rank before the next starts, so
+  // that no launch ever overlaps another).
+  bool rankStreams = false;
+  // runLaunches only, a negative check: each launch takes its own parity
+  // stride (its layout's end, the rule of a scratch laid out for one call)
+  // instead of the maximum binding's, so that the parity halves of
+  // launches of other sizes may overlap.
+  bool strideOfCall = false;
 };
 
 struct RunResult {
@@ -45,6 +56,23 @@ struct RunResult {
 /// an error naming that value; values bound at compile time that `b`
 /// leaves out are taken as bound.
 RunResult runAndCheck(const purlin_collective_info *info, const Binding &b,
+                      const RunOptions &o);
+
+/// Runs launches.size() launches back to back, launch k under launches[k]
+/// (one rank count, type and op; the sizes their own), each checked as
+/// runAndCheck checks it (random inputs each, poisoned outputs, inputs
+/// intact). As the CUDA runtime runs calls of different sizes on one
+/// instance: one plan runs them all (o.strategy, or the chooser's, which
+/// must then pick the same plan for every launch: else an error names
+/// the launches), on one scratch area (poisoned once, before the first
+/// launch) and one signal array, the scratch laid out once at the
+/// launches' maximum binding (each count its largest value, roots R - 1,
+/// group sizes R, tables at their declared bound: purlinCollCreate's
+/// maxima) by layoutAtMaxima, whose parity stride every launch takes. A
+/// launch whose layout needs more than that is an error (purlinLaunch
+/// refuses it). o.launches is not used.
+RunResult runLaunches(const purlin_collective_info *info,
+                      const std::vector<Binding> &launches,
                       const RunOptions &o);
 
 /// The host datapath (registered by runAndCheck): plans compiled for the
