@@ -152,6 +152,7 @@ purlinStatus allocateResources(purlinColl &c, const Binding &maxB) {
   S.R = comm->R;
   if (!fillParams(c.desc, maxB, S.P, err))
     return fail(PURLIN_ERR_PARAM_RANGE, "maxParams: " + err);
+  c.maxP = S.P;
   int64_t shared = 0;
   std::vector<int64_t> need(info->nplans, 0);
   for (int i = 0; i < info->nplans; ++i) {

@@ -142,6 +142,9 @@ struct purlinColl {
   // (no barrier orders a launch after the peers' reads of the launch
   // before); 0 for other plans.
   std::vector<int64_t> planParityStride;
+  // The parameters at the maximum binding (maxParams): where every launch
+  // whose ranks are not all in one launch puts its areas (areasAtMaxima).
+  purlin::exec::Params maxP{};
   bool hasOpParam = false;
   bool hasEpilogue = false;    // some clause has an epilogue
   // Per buffer, the element type it declares (an epilogue's own buffer of

@@ -259,6 +259,13 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
                     "launch; the instance has " +
                     std::to_string(c->planScratchBytes[pick]) +
                     " (its maxParams)");
+  // Ranks whose launches are not ordered (several GPUs or processes): every
+  // area where calls of other sizes put it too (areasAtMaxima).
+  if (!S.oneLaunch && !areasAtMaxima(pl, c->maxP, S))
+    return fail(PURLIN_ERR_PARAM_RANGE,
+                std::string("plan '") + pl.strategy +
+                    "': a staging slot of this launch is larger than at "
+                    "the instance's maxParams");
   if (emptyParityLaunch(S)) {
     // Nothing to move, and a launch that reads no peer's line would break
     // the order the parity halves rely on (a call of count 0 between two

@@ -98,6 +98,26 @@ int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
   return bytes;
 }
 
+bool areasAtMaxima(const purlin_plan_info &pl, const exec::Params &maxP,
+                   exec::Shared &S) {
+  exec::Shared A = S;
+  A.P = maxP;
+  pl.layout(&A);
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    if (S.slotBytes[k] > A.slotBytes[k])
+      return false;
+  for (int b = 0; b < exec::kMaxBuffers; ++b)
+    S.scratchOff[b] = A.scratchOff[b];
+  for (int k = 0; k < exec::kMaxClauses; ++k) {
+    S.stagingOff[k] = A.stagingOff[k];
+    S.slotElems[k] = A.slotElems[k];
+    S.slotBytes[k] = A.slotBytes[k];
+    S.partialOff[k] = A.partialOff[k];
+    S.receivedOff[k] = A.receivedOff[k];
+  }
+  return true;
+}
+
 bool emptyParityLaunch(const exec::Shared &S) {
   if (!S.parityAreas)
     return false;

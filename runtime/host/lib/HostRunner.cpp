@@ -323,9 +323,9 @@ RunResult runCalls(const purlin_collective_info *info,
   // binding as purlinCollCreate lays it out (layoutAtMaxima), its parity
   // stride passed to every launch as purlinLaunch passes it.
   int64_t scratchBytes = 0, stride = 0;
+  exec::Shared M; // the maximum binding's parameters (own)
   if (own) {
     Binding maxB;
-    exec::Shared M;
     M.R = R;
     std::vector<Binding> applied; // with the values bound at compile time
     for (const Call &k : calls)
@@ -345,6 +345,12 @@ RunResult runCalls(const purlin_collective_info *info,
     if (own)
       k.S.parityStride = o.strideOfCall ? 0 : stride;
     const int64_t need = plan.layout(&k.S);
+    const bool atMaxima = o.areasAtMaxima < 0 ? !o.oneLaunch : o.areasAtMaxima == 1;
+    if (own && atMaxima && !areasAtMaxima(plan, M.P, k.S)) {
+      res.error = "a staging slot" + where[e] +
+                  " is larger than at the maximum binding";
+      return res;
+    }
     if (!own) {
       scratchBytes = need; // every launch's binding is the one
     } else if (need > scratchBytes) {

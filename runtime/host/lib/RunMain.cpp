@@ -68,6 +68,11 @@ const char *kUsage =
     "  --parity-stride max|call  with --launch-counts: the maximum binding's\n"
     "                       (default), or each launch's own layout end (a\n"
     "                       negative check: halves of other sizes overlap)\n"
+    "  --areas call|max     with --launch-counts: each launch's areas at their\n"
+    "                       places at the maximum binding (the default where\n"
+    "                       launches are several, as purlinLaunch), or where\n"
+    "                       its own sizes put them (a negative check: calls\n"
+    "                       of other sizes then race on several clauses)\n"
     "  --rank-streams       each rank runs its launches one after the other,\n"
     "                       the ranks unordered, as GPUs' streams run them\n"
     "                       (rank r's launch e + 1 may run while a peer is in\n"
@@ -94,6 +99,7 @@ struct Grid {
   // --launch-counts: sequences of counts, one launch each (empty: --counts)
   std::vector<std::vector<int64_t>> sequences;
   bool countsGiven = false, launchesGiven = false, strideOfCall = false;
+  int areasAtMaxima = -1;
   bool rankStreams = false;
   int64_t timeoutMs = 20000;
   bool dtypesGiven = false;
@@ -145,6 +151,14 @@ int parseGrid(int argc, char **argv, Grid &g) {
         return 2;
       }
       g.strideOfCall = v == "call";
+    } else if (a == "--areas") {
+      std::string v = next();
+      if (v != "max" && v != "call") {
+        std::fprintf(stderr, "error: --areas takes call or max, got '%s'\n%s",
+                     v.c_str(), kUsage);
+        return 2;
+      }
+      g.areasAtMaxima = v == "max" ? 1 : 0;
     } else if (a == "--rank-streams")
       g.rankStreams = true;
     else if (a == "--timeout-ms")
@@ -431,6 +445,7 @@ int main(int argc, char **argv) {
                   o.rankStreams = g.rankStreams;
                   o.timeoutMs = g.timeoutMs;
                   o.strideOfCall = g.strideOfCall;
+                  o.areasAtMaxima = g.areasAtMaxima;
                   host::RunResult res = seq ? host::runLaunches(info, bs, o)
                                             : host::runAndCheck(info, b, o);
                   const std::string seqText =

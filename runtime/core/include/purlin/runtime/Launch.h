@@ -66,4 +66,19 @@ int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
 /// call's arguments are every rank's), the epochs stay in step.
 bool emptyParityLaunch(const exec::Shared &S);
 
+/// Moves a launch's areas (S after the plan's layout: input copies, staging
+/// slots, partial and received areas) to their places in the plan's layout
+/// at the maximum values `maxP` (the same ranks, lanes and element size).
+/// Where ranks' launches are not ordered (several GPUs or processes),
+/// calls of other sizes must find every area where the call before put
+/// it: a plan's `free` rounds order a writer's next call only after the
+/// areas of the clauses it pushed to, and at other sizes another clause's
+/// area of the call before may lie under them (a destination still
+/// reading it got other data, or a lost flag). At one place per area the
+/// calls are as calls of one size, which the checker proves. Returns false,
+/// S untouched, where one of this launch's staging slots is larger than at
+/// the maximum values (the maximum binding is not one).
+bool areasAtMaxima(const purlin_plan_info &pl, const exec::Params &maxP,
+                   exec::Shared &S);
+
 } // namespace purlin

@@ -38,6 +38,12 @@ struct RunOptions {
   // instead of the maximum binding's, so that the parity halves of
   // launches of other sizes may overlap.
   bool strideOfCall = false;
+  // runLaunches only, with --launch-counts: each launch's areas (staging
+  // slots, input copies, partial and received areas) at their places in
+  // the maximum binding's layout (1), or where the launch's own sizes put
+  // them (0, a negative check); -1: as purlinLaunch does, at the maxima
+  // unless every rank runs in one launch (areasAtMaxima, runtime/core).
+  int areasAtMaxima = -1;
 };
 
 struct RunResult {
