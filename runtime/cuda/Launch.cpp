@@ -259,13 +259,6 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
                     "launch; the instance has " +
                     std::to_string(c->planScratchBytes[pick]) +
                     " (its maxParams)");
-  // Ranks whose launches are not ordered (several GPUs or processes): every
-  // area where calls of other sizes put it too (areasAtMaxima).
-  if (!S.oneLaunch && !areasAtMaxima(pl, c->maxP, S))
-    return fail(PURLIN_ERR_PARAM_RANGE,
-                std::string("plan '") + pl.strategy +
-                    "': a staging slot of this launch is larger than at "
-                    "the instance's maxParams");
   if (emptyParityLaunch(S)) {
     // Nothing to move, and a launch that reads no peer's line would break
     // the order the parity halves rely on (a call of count 0 between two
@@ -274,6 +267,14 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     clock.done();
     return ok();
   }
+  // Ranks whose launches are not ordered (several GPUs or processes): every
+  // area where calls of other sizes put it too (areasAtMaxima; after the
+  // empty test, which reads the call's own slots).
+  if (!S.oneLaunch && !areasAtMaxima(pl, c->maxP, S))
+    return fail(PURLIN_ERR_PARAM_RANGE,
+                std::string("plan '") + pl.strategy +
+                    "': a staging slot of this launch is larger than at "
+                    "the instance's maxParams");
   for (int r = 0; r < comm->R; ++r) {
     S.scratch[r] = (char *)c->scratch[r] + c->planScratchOff[pick];
     S.signals[r] = (uint64_t *)c->sigs[pick][r];

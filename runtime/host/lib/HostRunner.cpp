@@ -55,6 +55,9 @@ struct Call {
   InPlace mode = InPlace::No;
   int plan = -1;
   exec::Shared S;
+  // A parity plan's empty call (emptyParityLaunch, decided on the call's
+  // own layout, before its areas move to the maxima): not launched.
+  bool empty = false;
   RankBuffers ref, inputsBefore; // expected outputs; inputs as written
   // The buffers the collective runs on: separate, or one arena per rank.
   std::vector<std::vector<std::vector<uint8_t>>> mem;
@@ -345,6 +348,7 @@ RunResult runCalls(const purlin_collective_info *info,
     if (own)
       k.S.parityStride = o.strideOfCall ? 0 : stride;
     const int64_t need = plan.layout(&k.S);
+    k.empty = emptyParityLaunch(k.S);
     const bool atMaxima = o.areasAtMaxima < 0 ? !o.oneLaunch : o.areasAtMaxima == 1;
     if (own && atMaxima && !areasAtMaxima(plan, M.P, k.S)) {
       res.error = "a staging slot" + where[e] +
@@ -399,7 +403,7 @@ RunResult runCalls(const purlin_collective_info *info,
       std::string msg;
       // An empty launch of a parity plan is not launched (emptyParityLaunch),
       // as purlinLaunch skips it.
-      purlinStatus st = emptyParityLaunch(k.S)
+      purlinStatus st = k.empty
                             ? PURLIN_SUCCESS
                             : dp->launch(*info, pi, k.S, 0, R, dtype, k.S.op, &cfg, msg);
       if (st != PURLIN_SUCCESS) {
@@ -431,7 +435,7 @@ RunResult runCalls(const purlin_collective_info *info,
         for (int launch = 0; launch < launches && !cfg.timedOut.load(); ++launch) {
           std::string msg;
           const Call &k = calls[launch];
-          if (emptyParityLaunch(k.S)) // not launched (above)
+          if (k.empty) // not launched (above)
             continue;
           if (purlinStatus st = dp->launch(*info, pi, k.S, r, 1, dtype, k.S.op, &cfg, msg)) {
             std::lock_guard<std::mutex> g(mu);
