@@ -54,6 +54,38 @@ struct NormPtrs {
   __nv_bfloat16 *y[kMaxR], *resOut[kMaxR];
 };
 
+/// The end of a row's residual + RMSNorm once each thread of block holds
+/// its VPT vectors of h (f32) and their sum of squares `ss`: the block's
+/// sum, then y = h * rsqrt(sum / H + eps) * w, one rounding.
+template <int VPT>
+__device__ __forceinline__ void normRow(const float (&h)[VPT][8], float ss,
+                                        const uint4 *w, uint4 *y, int H, float eps) {
+  const int nv = H / 8;
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o >>= 1)
+    ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  if ((threadIdx.x & 31) == 0)
+    part[threadIdx.x / 32] = ss;
+  __syncthreads();
+  float tot = 0.f;
+  for (int k = 0; k < (int)(blockDim.x + 31) / 32; ++k)
+    tot += part[k];
+  const float s = rsqrtf(tot / H + eps);
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    uint4 wv = w[i], o;
+    const __nv_bfloat16 *wb = (const __nv_bfloat16 *)&wv;
+    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
+    y[i] = o;
+  }
+}
+
 /// The separate residual + RMSNorm: block (row, rank), 8 bf16 per 16-byte
 /// vector, VPT vectors per thread kept in registers between the sum of
 /// squares and the scaling.
@@ -83,29 +115,7 @@ __global__ void __launch_bounds__(1024) residualRmsNorm(NormPtrs p, int H, float
     }
     ro[i] = o;
   }
-  __shared__ float part[32];
-  for (int o = 16; o > 0; o >>= 1)
-    ss += __shfl_xor_sync(0xffffffffu, ss, o);
-  if ((threadIdx.x & 31) == 0)
-    part[threadIdx.x / 32] = ss;
-  __syncthreads();
-  float tot = 0.f;
-  for (int k = 0; k < (int)(blockDim.x + 31) / 32; ++k)
-    tot += part[k];
-  const float s = rsqrtf(tot / H + eps);
-#pragma unroll
-  for (int v = 0; v < VPT; ++v) {
-    const int i = threadIdx.x + v * blockDim.x;
-    if (i >= nv)
-      break;
-    uint4 wv = w[i], o;
-    const __nv_bfloat16 *wb = (const __nv_bfloat16 *)&wv;
-    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
-    y[i] = o;
-  }
+  normRow<VPT>(h, ss, w, y, H, eps);
 }
 
 /// A hand-written fused one-shot kernel, the floor a generated one is held
@@ -162,29 +172,7 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
     }
     ro[i] = o;
   }
-  __shared__ float part[32];
-  for (int o = 16; o > 0; o >>= 1)
-    ss += __shfl_xor_sync(0xffffffffu, ss, o);
-  if ((threadIdx.x & 31) == 0)
-    part[threadIdx.x / 32] = ss;
-  __syncthreads();
-  float tot = 0.f;
-  for (int k = 0; k < (int)(blockDim.x + 31) / 32; ++k)
-    tot += part[k];
-  const float s = rsqrtf(tot / H + eps);
-#pragma unroll
-  for (int v = 0; v < VPT; ++v) {
-    const int i = threadIdx.x + v * blockDim.x;
-    if (i >= nv)
-      break;
-    uint4 wv = w[i], o;
-    const __nv_bfloat16 *wb = (const __nv_bfloat16 *)&wv;
-    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      ov[k] = __float2bfloat16_rn(h[v][k] * s * __bfloat162float(wb[k]));
-    y[i] = o;
-  }
+  normRow<VPT>(h, ss, w, y, H, eps);
 }
 
 void launchHandFused(const FusedPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
