@@ -124,8 +124,15 @@ run)
   run callbacks-4 45 $T --ranks 4 --case callbacks
   run mismatch-4 45 $T --ranks 4 --case mismatch
   run stagemix-2 45 $T --ranks 2 --case stagemix
-  run sizes-2 120 $T --ranks 2 --case sizes
-  run sizes-8 120 $T --ranks 8 --case sizes --quick
+  # Traced (a line before each step that waits on the peers or the GPU) and
+  # with the test's own deadline inside the time limit, so that a stall
+  # names the rank and the step: the eighteenth session saw one run of
+  # sizes-2 of seven stop at 120 s with no line printed (the others 11-13 s).
+  PURLIN_MP_TRACE=1 PURLIN_MP_DEADLINE=100 run sizes-2 120 $T --ranks 2 --case sizes
+  PURLIN_MP_TRACE=1 PURLIN_MP_DEADLINE=150 run sizes-8 160 $T --ranks 8 --case sizes --quick
+  for i in 2 3 4; do
+    PURLIN_MP_TRACE=1 PURLIN_MP_DEADLINE=50 run sizes-2-again$i 60 $T --ranks 2 --case sizes
+  done
   # every element type and op (the pairs not built ahead compiled first,
   # NVRTC, into one cache the processes share)
   PURLIN_CACHE_DIR=$B/cubin-cache run coll-types-2 300 $T --ranks 2 --case coll --quick --all-types

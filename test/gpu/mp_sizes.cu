@@ -14,6 +14,9 @@
 #include "MpCommon.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace purlin;
@@ -22,6 +25,19 @@ namespace mptest {
 
 int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
   const int R = o.R;
+  // PURLIN_MP_TRACE=1: a line before each step that waits on the peers or
+  // the GPU (seconds since the start), so that a run stopped at its time
+  // limit shows where each rank was (the output is line-buffered).
+  const bool tracing = std::getenv("PURLIN_MP_TRACE") != nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto trace = [&](const std::string &what) {
+    if (tracing)
+      std::printf("rank %d: %.2f s: %s\n", rank,
+                  std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - t0).count(),
+                  what.c_str());
+  };
+  trace("init");
   purlinComm_t comm;
   MP_OK(initComm(&comm, id, R, rank));
   cudaStream_t s;
@@ -37,6 +53,10 @@ int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
       continue; // all_to_all_v: purlin-gpu-test covers its tables
     for (const std::vector<int64_t> &seq : sequences) {
       const int64_t maxC = *std::max_element(seq.begin(), seq.end());
+      std::string seqText;
+      for (int64_t n : seq)
+        seqText += (seqText.empty() ? "" : ",") + std::to_string(n);
+      trace("create " + c.name + " for " + seqText);
       purlinColl_t h;
       MP_OK(purlinCollCreate(&h, comm, c.info, maxParams(c, R, maxC).c_str()));
       const int nb = purlinCollBufferCount(h);
@@ -51,6 +71,7 @@ int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
           std::vector<void *> bufs;
         };
         std::vector<Call> calls(seq.size());
+        trace(std::string("alloc ") + dtypeName(t));
         std::vector<void *> mem; // purlinMemAlloc'd, every rank alike
         for (size_t i = 0; i < seq.size(); ++i) {
           Call &l = calls[i];
@@ -76,6 +97,7 @@ int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
         // Every launch's inputs in place (copies from pageable memory may
         // still be landing), then the launches one after the other.
         MP_CU(cudaDeviceSynchronize());
+        trace("launch");
         std::string what;
         for (size_t i = 0; i < seq.size() && what.empty(); ++i) {
           Call &l = calls[i];
@@ -87,6 +109,7 @@ int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
             what = "launch " + std::to_string(i + 1) +
                    ": purlinLaunch: " + purlinGetLastError();
         }
+        trace("synchronize");
         if (cudaStreamSynchronize(s) != cudaSuccess && what.empty())
           what = "cudaStreamSynchronize";
         if (what.empty() && purlinCommCheck(comm) != PURLIN_SUCCESS)
@@ -131,12 +154,15 @@ int caseSizes(const Options &o, const purlinUniqueId &id, int rank) {
           }
           same ? ++passed : ++failed;
         }
+        trace("free");
         for (void *p : mem)
           MP_OK(purlinMemFree(comm, p));
       }
+      trace("destroy");
       MP_OK(purlinCollDestroy(h));
     }
   }
+  trace("comm check and destroy");
   MP_OK(purlinCommCheck(comm));
   MP_OK(purlinCommDestroy(comm));
   std::printf("rank %d: sizes: %d passed, %d failed\n", rank, passed, failed);

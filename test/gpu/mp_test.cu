@@ -54,6 +54,7 @@
 #include "MpCommon.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 
@@ -281,7 +282,12 @@ int main(int argc, char **argv) {
   const char *mem = std::getenv("PURLIN_MP_MEMORY");
   auto t0 = std::chrono::steady_clock::now();
   int failed = 0, absent = -1, dead = -1;
+  // PURLIN_MP_DEADLINE (s, default 300): a rank still running then is
+  // killed and reported hung, before an outer time limit ends the whole run.
   double deadline = 300;
+  if (const char *e = std::getenv("PURLIN_MP_DEADLINE"))
+    if (std::atof(e) > 0)
+      deadline = std::atof(e);
   CaseFn fn = caseFunction(o.cas);
   if (!fn) {
     std::printf("FAIL: unknown case '%s'\n", o.cas.c_str());
