@@ -46,6 +46,11 @@
 #     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run;
 #     all_reduce_ll128 checked (purlin-gpu-test --quick) and timed 8 B ..
 #     4 MiB, PURLIN_ONE_LAUNCH=0, beside the chooser's plans to 4 MiB.
+# `run DIR ll`: the low-latency lines alone: all_reduce_ll and _ll128
+# checked in both launch models, timed 8 B .. 256 KiB with
+# PURLIN_ONE_LAUNCH=0 (and all_reduce_ll built with the old 512-thread
+# bound), then purlin-latency-probe at 8 KiB and 16 B (the generated LL
+# steps beside a hand-written LL all-reduce).
 #
 # The TMA bulk datapath (sm_90_tma) has its own pair of steps, the same
 # way: tools/gpu-tma.sh gen / run.
@@ -92,6 +97,7 @@ run)
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
   targets="purlin-gpu-test purlin-bench"
   [ "$phase" = ll ] || targets="$targets purlin-gemm-overlap"
+  [ "$phase" = ll ] && targets="$targets purlin-latency-probe"
   if [ "$phase" = ll ]; then
     # Beside it, the bench with LL plans' kernels at the common bound (512
     # threads, 128 registers: the seventeenth session's change undone,
@@ -130,6 +136,14 @@ run)
       echo "# all_reduce, one launch (for the record)"
       timeout 60 $BE -C all_reduce -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
     } 2>&1 | tee "$LOG/bench-ll.log" | grep -v "^# size"
+    # Where the LL plan's time goes (the eighteenth session: 5.23 us at 8 B,
+    # 5.49 at 8 KiB, against 1.93 / 2.46 for the one-launch direct plan):
+    # the probe's rows at 8 KiB and 16 B, the generated LL steps beside the
+    # hand-written LL all-reduce (its floor on this GPU) and the empty kernel.
+    for n in 4096 8; do
+      PURLIN_PROBE_COUNT=$n timeout 120 "$B/tools/purlin-bench/purlin-latency-probe" 2>&1 |
+        tee "$LOG/probe-$n.log"
+    done
     echo "== summary"
     printf '%s\n' "${summary[@]}"
     exit 0

@@ -9,6 +9,7 @@
 #include "purlin/purlin.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,44 @@ template <bool Flagged> struct HandPush : Keeps {
     __syncthreads();
   }
 };
+// The low-latency all-reduce written by hand: the hand-written line push
+// above, then each thread polls the same lines of its own R slots (one per
+// peer, ascending), sums the 4 bf16 of each in f32 and stores 8 bytes: the
+// floor of the LL protocol on this GPU (no Move, no exec step), against
+// which "flagged lines, 1 chunk" (the generated steps) is read.
+struct HandLL : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    HandPush<true>::run(t);
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
+    const uint32_t flag = (uint32_t)t.epoch();
+    const char *mine = S.scratch[r] + S.stagingOff[0];
+    uint64_t *out = (uint64_t *)S.buf[r][1];
+    for (int64_t j = (int64_t)t.lane() * blockDim.x + threadIdx.x; j < lines;
+         j += (int64_t)S.L * blockDim.x) {
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int q = 0; q < S.R; ++q) {
+        uint64_t d = 0;
+        if (!purlin::sm::loadLine(mine + (int64_t)q * S.slotBytes[0] +
+                                      j * purlin::sm::kLineBytes,
+                                  flag, d, 1000000000ull))
+          return; // timing only: a lost line ends the thread
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          acc[k] += __uint_as_float((uint32_t)((d >> (16 * k)) & 0xffff) << 16);
+      }
+      uint64_t o = 0;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const __nv_bfloat16 b = __float2bfloat16(acc[k]);
+        o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
+      }
+      out[j] = o;
+    }
+  }
+};
 // The probe launches bf16 sum alone: its kernels hold that op (and copy),
 // not every op (a fifth of the instantiations: minutes less of nvcc).
 constexpr uint32_t kProbeOps = (1u << purlin::exec::kCopy) | (1u << purlin::exec::kSum);
@@ -334,9 +373,15 @@ int main() {
             {"  their push alone", probe::entry<probe::LLPush>, probe::layoutLines, 1},
             {"  the push, no flags", probe::entry<probe::PlainPush>, probe::layoutLines, 1},
             {"  hand-written line push", probe::entry<probe::HandPush<true>>, probe::layoutLines, 1},
-            {"  the same, plain stores", probe::entry<probe::HandPush<false>>, probe::layoutLines, 1}};
+            {"  the same, plain stores", probe::entry<probe::HandPush<false>>, probe::layoutLines, 1},
+            {"hand-written LL all-reduce", probe::entry<probe::HandLL>, probe::layoutLines, 1}};
   const int R = 8;
-  const int64_t C = 4096;
+  // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
+  // multiple of 8 (the hand-written kernels move 16-byte vectors).
+  int64_t C = 4096;
+  if (const char *e = std::getenv("PURLIN_PROBE_COUNT"))
+    if (std::atoll(e) >= 8)
+      C = std::atoll(e) / 8 * 8;
   std::vector<int> devs(R, 0);
   purlinComm_t comm;
   if (purlinCommCreate(&comm, R, devs.data())) {
@@ -349,7 +394,9 @@ int main() {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   void *streams[1] = {s};
-  std::printf("# 8 virtual ranks, bf16 sum, 8 KiB per rank, graph of 1000 calls, us per call\n");
+  std::printf("# 8 virtual ranks, bf16 sum, %lld bytes per rank, graph of 1000 calls, us per call%s\n",
+              (long long)C * 2,
+              std::getenv("PURLIN_ONE_LAUNCH") ? " (PURLIN_ONE_LAUNCH set)" : "");
   std::printf("%-26s %8s %8s %8s %8s\n", "plan", "1 lane", "2 lanes", "4 lanes",
               "16 lanes");
   for (auto &v : vs) {
@@ -359,7 +406,8 @@ int main() {
                                nullptr, v.fn, v.exclusive};
       purlin_collective_info info = {"all_reduce", probe::kDesc, "sm_90", 1, &plan};
       purlinColl_t h;
-      if (purlinCollCreate(&h, comm, &info, "C=4096")) {
+      const std::string maxP = "C=" + std::to_string(C);
+      if (purlinCollCreate(&h, comm, &info, maxP.c_str())) {
         std::printf("%s\n", purlinGetLastError());
         return 1;
       }
