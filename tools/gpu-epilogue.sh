@@ -205,9 +205,9 @@ variants)
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
-  # hand (a hand-written fused kernel: the floor).
+  # hand (a hand-written fused kernel: the floor), hand2s (its two-shot).
   benchLines() {
-    awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", d_apart " $8 ", 2s_apart " $9 ", d_wide " $15 ", hand " $16 ", pair " $10 ", ratio " $13 ", best " $14}'
+    awk '{print "  " $1 " x " $2 ": fused " $4 " (" $5 "), direct " $6 ", two_shot " $7 ", d_apart " $8 ", 2s_apart " $9 ", d_wide " $15 ", hand " $16 ", hand2s " $17 ", pair " $10 ", ratio " $13 ", best " $14}'
   }
   sel=(${EPI_VARIANTS:-${!flags[@]}})
   t0=$(date +%s)

@@ -20,6 +20,11 @@
 //   hand     a hand-written fused one-shot kernel (the norm kernel reading
 //            every rank's row), one launch, no barrier: the floor on one
 //            GPU that a generated fused kernel is held to;
+//   hand2s   a hand-written fused two-shot kernel (row-aligned owners: a
+//            block a row combines the row's contributions once, then runs
+//            the residual and the norm for every rank), one launch, no
+//            barrier: the floor of the owned form, where one-shot reads
+//            each row R times (64 tokens and up);
 // each timed as the median of 5 CUDA-graph replays of -n calls (us per
 // call); ratio = unfused / fused (> 1: the fused form is faster), best =
 // unfused / the fastest fused plan. Before timing, each fused form's
@@ -173,6 +178,79 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
     ro[i] = o;
   }
   normRow<VPT>(h, ss, w, y, H, eps);
+}
+
+/// The hand-written fused two-shot kernel (column "hand2s"), the floor of
+/// the owned form on one GPU: block `row` combines the row's R
+/// contributions once (f32, ascending rank, as handFused), then, for every
+/// rank q in turn, adds q's residual and normalizes with q's weight into
+/// q's outputs. Each row is read once from each input, not R times; the
+/// blocks of one row are one, so it needs no barrier on one GPU (several
+/// GPUs would need the reduce-scatter's and the all-gather's).
+template <int VPT>
+__global__ void __launch_bounds__(1024) handFusedOwned(FusedPtrs p, int R, int H, float eps) {
+  const int64_t off = (int64_t)blockIdx.x * H;
+  const int nv = H / 8;
+  float sum[VPT][8];
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) {
+    const int i = threadIdx.x + v * blockDim.x;
+    if (i >= nv)
+      break;
+    for (int q0 = 0; q0 < R; q0 += 8) {
+      uint4 c[8];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q0 + q < R)
+          c[q] = ((const uint4 *)(p.in[q0 + q] + off))[i];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q0 + q < R) {
+          const __nv_bfloat16 *cv = (const __nv_bfloat16 *)&c[q];
+#pragma unroll
+          for (int k = 0; k < 8; ++k)
+            sum[v][k] = q0 + q == 0 ? __bfloat162float(cv[k]) : sum[v][k] + __bfloat162float(cv[k]);
+        }
+    }
+  }
+  for (int q = 0; q < R; ++q) {
+    const uint4 *res = (const uint4 *)(p.res[q] + off), *w = (const uint4 *)p.w[q];
+    uint4 *y = (uint4 *)(p.y[q] + off), *ro = (uint4 *)(p.resOut[q] + off);
+    float h[VPT][8];
+    float ss = 0.f;
+#pragma unroll
+    for (int v = 0; v < VPT; ++v) {
+      const int i = threadIdx.x + v * blockDim.x;
+      if (i >= nv)
+        break;
+      uint4 b = res[i], o;
+      const __nv_bfloat16 *bv = (const __nv_bfloat16 *)&b;
+      __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        h[v][k] = sum[v][k] + __bfloat162float(bv[k]);
+        ss += h[v][k] * h[v][k];
+        ov[k] = __float2bfloat16_rn(h[v][k]);
+      }
+      ro[i] = o;
+    }
+    normRow<VPT>(h, ss, w, y, H, eps);
+    __syncthreads(); // normRow's shared partial sums, used again for q + 1
+  }
+}
+
+void launchHandFusedOwned(const FusedPtrs &p, int R, int64_t N, int H, float eps,
+                          cudaStream_t s) {
+  const int nv = H / 8;
+  int threads = std::min(1024, ((nv + 31) / 32) * 32);
+  const int vpt = (nv + threads - 1) / threads;
+  if (vpt <= 1)
+    handFusedOwned<1><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+  else if (vpt <= 2)
+    handFusedOwned<2><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+  else
+    handFusedOwned<4><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+  CUDA_OK(cudaGetLastError());
 }
 
 void launchHandFused(const FusedPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
@@ -347,10 +425,10 @@ int main(int argc, char **argv) {
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
-  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %s\n",
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %10s %s\n",
               "hidden", "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot",
               "d_apart", "2s_apart", "unfused", "allreduce", "norm", "ratio", "best", "d_wide",
-              "hand", "check");
+              "hand", "hand2s", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -428,6 +506,14 @@ int main(int argc, char **argv) {
       CUDA_OK(cudaStreamSynchronize(s));
       check();
       const double th = timeGraph(s, iters, handCall);
+      // The hand-written fused two-shot kernel, likewise.
+      auto hand2Call = [&] { launchHandFusedOwned(hp, R, N, (int)H, epsV, s); };
+      for (int r = 0; r < R; ++r)
+        CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
+      hand2Call();
+      CUDA_OK(cudaStreamSynchronize(s));
+      check();
+      const double th2 = timeGraph(s, iters, hand2Call);
       bad += !ok;
       const double ta = timeGraph(s, iters, arCall);
       const double tn = timeGraph(s, iters, normCall);
@@ -444,11 +530,11 @@ int main(int argc, char **argv) {
           std::snprintf(b, sizeof b, "%10.2f", t);
         return std::string(b);
       };
-      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %s (max rel diff %.3g)\n",
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %10.2f %s (max rel diff %.3g)\n",
                   (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
                   plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), col(tv[3]).c_str(),
                   col(tv[4]).c_str(), tu, ta, tn, tu / tv[0], tu / best, col(tv[5]).c_str(),
-                  th, ok ? "ok" : "FAIL",
+                  th, th2, ok ? "ok" : "FAIL",
                   worst);
       std::fflush(stdout);
     }
