@@ -124,14 +124,15 @@ inline size_t fitStages(const void *kernel, size_t smem, int64_t blocks) {
 /// launchPlan (common/sm/launch.h) with the kernel's stages.
 inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads,
-                      const void *slot = nullptr) {
+                      const void *slot = nullptr, bool independent = false) {
   int err = 0;
   size_t smem = stageBytes(kernel, err);
   if (err != (int)cudaSuccess)
     return err;
   if (smem > 0)
     smem = fitStages(kernel, smem, (int64_t)S->L * n);
-  return sm::launchPlan(kernel, S, first, n, stream, threads, slot, smem);
+  return sm::launchPlan(kernel, S, first, n, stream, threads, slot, smem,
+                       independent);
 }
 
 } // namespace tma

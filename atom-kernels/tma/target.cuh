@@ -158,9 +158,9 @@ private:
 /// sm::launch's threads per lane (`most`: the kernel's launch bound), with
 /// the lane's stages (launch.h).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream, const void *slot, int most) {
+                  void *stream, const void *slot, int most, bool independent) {
   return launchPlan(kernel, S, first, n, stream,
-                    sm::laneThreads(most, S->laneThreads), slot);
+                    sm::laneThreads(most, S->laneThreads), slot, independent);
 }
 #endif
 

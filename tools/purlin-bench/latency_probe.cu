@@ -317,7 +317,8 @@ int entry(const purlin_shared_t *S, int first, int n, int, int, void *stream,
           const void *) {
   return purlin::sm::launch(
       (const void *)purlin::sm::planKernel<purlin::sm::ElemBF16, kProbeOps, P>, S, first,
-      n, stream, nullptr, purlin::sm::PlanThreads<P>::value);
+      n, stream, nullptr, purlin::sm::PlanThreads<P>::value,
+      !P::kInnerSyncs && S->oneLaunch != 0);
 }
 int64_t layout(Shared *S) {
   for (int b = 0; b < kMaxBuffers; ++b)

@@ -67,14 +67,23 @@ inline int64_t residentBlocks(const void *kernel, int threads,
 /// `stream`; with `slot`, a slot kernel: `kernel(slot, first)` (aux.h's
 /// SharedSlot in device memory, holding what S holds). `smem`: bytes of
 /// dynamic shared memory per block (the SM atoms use none; the TMA atoms'
-/// stages, atom-kernels/tma). Returns a cudaError_t.
+/// stages, atom-kernels/tma). `independent`: no block of the launch waits
+/// for another (a plan without inner syncs whose ranks are all in this
+/// launch: its boundary syncs are skipped), so its blocks need not be
+/// resident at once: where they do not fit, it is launched plainly rather
+/// than refused (more lanes than SMs, e.g. a lane a row). Returns a
+/// cudaError_t.
 inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads,
-                      const void *slot = nullptr, size_t smem = 0) {
+                      const void *slot = nullptr, size_t smem = 0,
+                      bool independent = false) {
   if (n <= 0 || S->L <= 0)
     return (int)cudaSuccess;
-  if (!cooperativeLaunch() &&
-      residentBlocks(kernel, threads, smem) < (int64_t)S->L * n)
+  // Asked before the launch, not after a refused one: a refused launch
+  // inside a stream capture would end the capture.
+  const bool fits = (!independent && cooperativeLaunch()) ||
+                    residentBlocks(kernel, threads, smem) >= (int64_t)S->L * n;
+  if (!fits && !independent)
     return (int)cudaErrorCooperativeLaunchTooLarge;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
@@ -85,7 +94,7 @@ inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
   attr[0].id = cudaLaunchAttributeCooperative;
   attr[0].val.cooperative = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = cooperativeLaunch() ? 1 : 0;
+  cfg.numAttrs = cooperativeLaunch() && fits ? 1 : 0;
   void *args[] = {slot ? (void *)&slot : (void *)const_cast<exec::Shared *>(S),
                   &first};
   return (int)cudaLaunchKernelExC(&cfg, kernel, args);

@@ -528,11 +528,12 @@ __global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::m
 #ifndef __CUDACC_RTC__
 /// Launches a kernel of this target with `most` threads per lane, its
 /// launch bound (PlanThreads), or fewer (the runtime's hint,
-/// PURLIN_LANE_THREADS; launch.h).
+/// PURLIN_LANE_THREADS; launch.h); `independent`: its blocks wait for none
+/// (launchPlan).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
-                  void *stream, const void *slot, int most) {
+                  void *stream, const void *slot, int most, bool independent) {
   return launchPlan(kernel, S, first, n, stream,
-                    laneThreads(most, S->laneThreads), slot);
+                    laneThreads(most, S->laneThreads), slot, 0, independent);
 }
 
 /// The kernel for a dtype (Numbering.h) among those built ahead of time
@@ -600,9 +601,11 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
 }
 
 /// A kernel's host launch: launch() above, or another datapath's; `most`:
-/// the kernel's launch bound (threads a lane).
+/// the kernel's launch bound (threads a lane); `independent`: no block
+/// waits for another (launchPlan).
 using LaunchFn = int (*)(const void *kernel, const exec::Shared *S, int first,
-                         int n, void *stream, const void *slot, int most);
+                         int n, void *stream, const void *slot, int most,
+                         bool independent);
 
 /// `slot` null: the kernel takes *S by value; else it reads its shared
 /// state from `slot` (a SharedSlot in device memory; S gives the grid).
@@ -615,7 +618,11 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
       kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
-  const int e = Launch(k, S, first, n, stream, slot, PlanThreads<Plan>::value);
+  // A plan whose syncs are all boundary syncs, with every rank in this
+  // launch, skips them all: its blocks wait for none.
+  const bool independent = !Plan::kInnerSyncs && S->oneLaunch != 0;
+  const int e = Launch(k, S, first, n, stream, slot, PlanThreads<Plan>::value,
+                       independent);
   if constexpr (PlanApplies<Plan>::value)
     if (e == (int)cudaSuccess && S->oneLaunch)
       return launchApply<Plan, Reduces, DTYPES, OPS, Atoms>(S, first, n, dtype,
