@@ -27,6 +27,9 @@ struct JitKernel {
   const void *slotFn = nullptr; // its slot kernel (common/sm/aux.h's
                                 // SharedSlot), the same way
   int threads = 0;          // per lane: the kernel's launch bound
+  bool innerSyncs = true;   // the plan waits inside a launch (target.cuh's
+                            // purlin_jit_inner_syncs_NAME): its blocks must
+                            // be resident at once even in one launch
 };
 
 /// Plan `plan`'s kernel of (info, dtype, op) when this process has it

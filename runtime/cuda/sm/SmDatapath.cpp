@@ -33,8 +33,9 @@ std::string pairText(int dtype, int op) {
 
 /// The SM atoms' kernels compiled at first use: no dynamic shared memory.
 int smLaunch(const void *kernel, const exec::Shared *S, int first, int n,
-             void *stream, int threads, const void *slot) {
-  return atoms::launchPlan(kernel, S, first, n, stream, threads, slot);
+             void *stream, int threads, const void *slot, bool independent) {
+  return atoms::launchPlan(kernel, S, first, n, stream, threads, slot, 0,
+                           independent);
 }
 
 class SmDatapath final : public RuntimeTarget {
@@ -167,7 +168,7 @@ purlinStatus runPlan(const purlin_collective_info &info, int plan,
     e = (cudaError_t)jitLaunch(slot ? k->slotFn : k->fn, &S, first, n,
                                stream,
                                atoms::laneThreads(k->threads, S.laneThreads),
-                               slot);
+                               slot, !k->innerSyncs && S.oneLaunch != 0);
   }
   if (e == cudaSuccess)
     return PURLIN_SUCCESS;

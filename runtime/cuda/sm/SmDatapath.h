@@ -11,10 +11,11 @@ const RuntimeTarget &datapath();
 
 /// How a kernel compiled at first use is launched: common/sm/launch.h's
 /// launchPlan, or another datapath's built on the SM atoms (tma/: with
-/// dynamic shared memory). Returns a cudaError_t.
+/// dynamic shared memory); `independent`: no block waits for another
+/// (launchPlan). Returns a cudaError_t.
 using KernelLaunch = int (*)(const void *kernel, const exec::Shared *S,
                              int first, int n, void *stream, int threads,
-                             const void *slot);
+                             const void *slot, bool independent);
 
 /// Launches plan `plan` as the SM datapath does: its entry for the pairs
 /// built ahead of time, else its kernel compiled at first use (Jit.h)

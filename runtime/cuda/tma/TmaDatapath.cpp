@@ -23,8 +23,9 @@ namespace atoms = ::purlin::tma;
 
 /// A kernel compiled at first use, with its stages.
 int tmaLaunch(const void *kernel, const exec::Shared *S, int first, int n,
-              void *stream, int threads, const void *slot) {
-  return atoms::launchPlan(kernel, S, first, n, stream, threads, slot);
+              void *stream, int threads, const void *slot, bool independent) {
+  return atoms::launchPlan(kernel, S, first, n, stream, threads, slot,
+                           independent);
 }
 
 /// The bulk copies and mbarriers of the atoms are sm_90's: on an older GPU
