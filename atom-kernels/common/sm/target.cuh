@@ -707,10 +707,11 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
 } // namespace purlin
 #define PURLIN_PLAN_ENTRY_5(NAME, FN, REDUCES, INNER_SYNCS, LINES)             \
   PURLIN_PLAN_FN(NAME, FN, INNER_SYNCS, LINES)                                 \
-  /* read by the runtime at load: 0, the blocks of a one-launch call wait   \
-     for none (launchPlan's `independent`) */                                \
-  extern "C" __device__ const int purlin_jit_inner_syncs_##NAME =             \
-      (INNER_SYNCS) != 0;                                                      \
+  /* its size read by the runtime at load: 2 bytes when the plan waits    \
+     inside a launch, 1 when the blocks of a one-launch call wait for none  \
+     (launchPlan's `independent`); no copy of its contents needed */        \
+  extern "C" __device__ char                                                  \
+      purlin_jit_inner_syncs_##NAME[(INNER_SYNCS) != 0 ? 2 : 1];               \
   extern "C" __global__ void __launch_bounds__(                               \
       ::purlin::sm::PlanThreads<PlanFn_##NAME>::value,                         \
       ::purlin::sm::PlanThreads<PlanFn_##NAME>::minBlocks)                     \

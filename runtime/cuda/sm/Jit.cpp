@@ -184,33 +184,23 @@ bool load(int plan, const std::string &cubin, JitKernel &k,
     e = cudaFuncGetAttributes(&attr, (const void *)kern);
   if (e == cudaSuccess)
     e = cudaFuncGetAttributes(&slotAttr, (const void *)slotKern);
-  // Whether the plan waits inside a launch: a 4-byte constant of the
-  // program, copied on a stream of its own (non-blocking: a copy on the
-  // legacy stream would wait for kernels that may be waiting for launches
-  // this thread has yet to make). Kept true where the program has none.
-  int inner = 1;
+  // Whether the plan waits inside a launch: the size of the program's
+  // purlin_jit_inner_syncs_pN (2 bytes: it does; 1: it does not; target.cuh),
+  // so nothing is copied from the device. Kept true where it is missing.
+  bool inner = true;
   if (e == cudaSuccess) {
     const std::string innerName = "purlin_jit_inner_syncs_p" + std::to_string(plan);
     void *ptr = nullptr;
     size_t size = 0;
-    cudaStream_t cs = nullptr;
-    if (cudaLibraryGetGlobal(&ptr, &size, lib, innerName.c_str()) == cudaSuccess &&
-        size == sizeof(int) &&
-        cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) == cudaSuccess) {
-      int v = 1;
-      if (cudaMemcpyAsync(&v, ptr, sizeof v, cudaMemcpyDeviceToHost, cs) ==
-              cudaSuccess &&
-          cudaStreamSynchronize(cs) == cudaSuccess)
-        inner = v;
-      cudaStreamDestroy(cs);
-    }
-    cudaGetLastError(); // a program without the constant: not an error
+    if (cudaLibraryGetGlobal(&ptr, &size, lib, innerName.c_str()) == cudaSuccess)
+      inner = size != 1;
+    cudaGetLastError(); // a program without it: not an error
   }
   if (e == cudaSuccess) {
     k.fn = (const void *)kern;
     k.slotFn = (const void *)slotKern;
     k.threads = std::min(attr.maxThreadsPerBlock, slotAttr.maxThreadsPerBlock);
-    k.innerSyncs = inner != 0;
+    k.innerSyncs = inner;
   }
   if (e != cudaSuccess) {
     cudaGetLastError();
