@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The open GPU work of issues 16 and 17 in as few device calls as the
+# machine allows (docs/performance.md, "Eighteenth session": the machine
+# came after seven refused starts, so a session may get one call). Two
+# steps, as the GPU machine has no MLIR:
+#
+#   tools/gpu-next.sh gen         here, with build/bin/purlinc built: every
+#                                 folder the steps carry (gen-epi, gen-dp,
+#                                 gen-mp-ll with the three-clause
+#                                 collective as staged, staged_ll and
+#                                 staged_ll128, gen-tma)
+#   tools/gpu-next.sh run [STEPS] on the GPU machine (carry gen-epi gen-dp
+#                                 gen-mp-ll gen-tma): builds what the steps
+#                                 need in parallel first (about 200 s on 16
+#                                 cores), then runs the steps in order while
+#                                 time is left (GPU_NEXT_BUDGET, default 560
+#                                 s from the start: a step that would not
+#                                 end in time is skipped and named), and
+#                                 prints a summary last. Logs go to
+#                                 $OUT/gpu-next-logs.tgz (one file: the
+#                                 device tool brings back 8 at most).
+#
+# STEPS (default "ll epi mp tma variants"), each one of the scripts:
+#   ll        tools/gpu-datapaths.sh run gen-dp ll (staged_ll checked and
+#             timed with PURLIN_ONE_LAUNCH=0, the latency probe's LL rows)
+#   epi       EPI_QUICK=1 tools/gpu-epilogue.sh run gen-epi (the hand2s and
+#             d_wide columns)
+#   mp        MP_ONLY=sizes tools/gpu-mp.sh run gen-mp-ll (traced)
+#   tma       the TMA tests not run yet (tools/gpu-tma.sh run gen-tma test)
+#   variants  EPI_VARIANTS="0 9 10" tools/gpu-epilogue.sh variants gen-epi
+#             (builds of its own: last, as it needs the most time)
+#   gen-all   PURLIN_GPU_QUICK=1 tools/gpu.sh gen-all (needs gen-all:
+#             tools/gpu-mp.sh gen gen-all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+case "$mode" in
+gen)
+  export PATH=$PWD/build/bin:$PATH
+  bash tools/gpu-epilogue.sh gen gen-epi | tail -1 || exit 1
+  bash tools/gpu-datapaths.sh gen gen-dp | tail -1 || exit 1
+  bash tools/gpu-tma.sh gen gen-tma | tail -1 || exit 1
+  PURLINC_FLAGS=--strategy=staged_ll bash tools/gpu-mp.sh gen gen-mp-ll | tail -1 || exit 1
+  # The collective of the seventeenth session's areas bug, on the three
+  # staged plans (its plain staged plan gave wrong results before the fix).
+  tmp=$(mktemp -d)
+  for s in staged staged_ll staged_ll128; do
+    sed "s/collective three_clauses(/collective three_clauses_$s(/" \
+      test/Host/Inputs/sizes/three_clauses.purlin >"$tmp/three_clauses_$s.purlin"
+    purlinc "$tmp/three_clauses_$s.purlin" --target=sm_90 --strategy=$s --lanes=5 \
+      --chunks=3 --aot=bf16,f32,i32:sum,max -o gen-mp-ll || exit 1
+  done
+  rm -rf "$tmp" gen-mp-ll/registry.cpp
+  echo "carry gen-epi gen-dp gen-mp-ll gen-tma; there: bash tools/gpu-next.sh run"
+  ;;
+run)
+  steps=(${2:-ll epi mp tma variants})
+  T0=$(date +%s)
+  budget=${GPU_NEXT_BUDGET:-560}
+  el() { echo $(( $(date +%s) - T0 )); }
+  L=$(mktemp -d /tmp/gpu-next-XXXXXX)
+  summary=()
+  note() { summary+=("$1"); echo "== $1"; }
+  C="-DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS="
+  # The builds the steps' scripts would make one after another, at once
+  # (the same folders and options, so each script's own build is then a
+  # no-op); a step whose build failed says so itself.
+  has() { [[ " ${steps[*]} " == *" $1 "* ]]; }
+  has ll && {
+    (cmake -G Ninja -S . -B build-dp $C -DCMAKE_BUILD_TYPE=Release -DPURLIN_GEN_ONLY= \
+       -DPURLIN_GEN_DIR="$PWD/gen-dp" && ninja -C build-dp -j16 purlin-gpu-test purlin-bench \
+       purlin-latency-probe) >"$L/build-dp.log" 2>&1 &
+    (cmake -G Ninja -S . -B build-dp-ll512 $C -DCMAKE_BUILD_TYPE=Release \
+       -DPURLIN_GEN_ONLY=all_reduce_ll -DCMAKE_CUDA_FLAGS=-DPURLIN_SM_LL_THREADS=512 \
+       -DPURLIN_GEN_DIR="$PWD/gen-dp" && ninja -C build-dp-ll512 -j4 purlin-bench) \
+      >"$L/build-ll512.log" 2>&1 &
+  }
+  has epi && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
+                -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
+              ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
+                >"$L/build-epi.log" 2>&1 &
+  has mp && (cmake -G Ninja -S . -B build-gpu-mp $C -DPURLIN_GEN_ONLY= \
+               -DPURLIN_GEN_DIR="$PWD/gen-mp-ll" &&
+             ninja -C build-gpu-mp -j16 purlin-mp-test purlin-unit_bootstrap) \
+               >"$L/build-mp.log" 2>&1 &
+  wait
+  note "parallel builds: $(el) s"
+  left() { echo $(( budget - $(el) )); }
+  # STEP NEED COMMAND...: runs COMMAND (its output in $L/STEP.txt, its
+  # summary printed) when NEED seconds are left, with the time left as its
+  # limit; else skipped and named.
+  step() {
+    local name=$1 need=$2
+    shift 2
+    if [ "$(left)" -lt "$need" ]; then
+      note "$name: SKIPPED ($(left) s left, needs about $need)"
+      return
+    fi
+    mkdir -p "$L/$name"
+    local s=$(date +%s)
+    OUT="$L/$name" timeout -k 5 "$(left)" "$@" >"$L/$name.txt" 2>&1
+    local rc=$?
+    note "$name: rc=$rc in $(( $(date +%s) - s )) s"
+    sed -n '/== summary/,$p' "$L/$name.txt" | head -40
+  }
+  for s in "${steps[@]}"; do
+    case "$s" in
+    ll) step ll 150 bash tools/gpu-datapaths.sh run gen-dp ll
+        grep -hE "^#|^ +[0-9]" "$L/ll/bench-ll.log" 2>/dev/null | grep -v "^# size" | cut -c1-150
+        grep -hE "^#|lines|LL|empty" "$L/ll"/probe-*.log 2>/dev/null ;;
+    epi) step epi 150 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
+         grep -hE "^ +[0-9]|left out" "$L/epi/epilogue-bench.log" 2>/dev/null | head -30 ;;
+    mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
+    tma) step tma 250 env TMA_ONLY="all_to_all_v_tma: all_reduce_2d_tma: all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K" \
+           bash tools/gpu-tma.sh run gen-tma test ;;
+    variants) step variants 300 env EPI_VARIANTS="0 9 10" EPI_TOKENS=1,8,32,128 \
+                bash tools/gpu-epilogue.sh variants gen-epi ;;
+    gen-all) step gen-all 400 env PURLIN_GPU_QUICK=1 bash tools/gpu.sh gen-all ;;
+    *) note "$s: unknown step" ;;
+    esac
+  done
+  if [ -n "${OUT:-}" ]; then
+    tar czf "$OUT/gpu-next-logs.tgz" -C "$L" . 2>/dev/null
+  fi
+  echo "== summary ($(el) s; logs: ${OUT:+$OUT/gpu-next-logs.tgz, }$L)"
+  printf '%s\n' "${summary[@]}"
+  ;;
+*)
+  sed -n '2,/^set -uo/p' "$0" | sed '$d'
+  exit 2
+  ;;
+esac
