@@ -50,6 +50,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -91,6 +92,31 @@ __device__ __forceinline__ void normRow(const float (&h)[VPT][8], float ss,
   }
 }
 
+/// The 8 bf16 of a 16-byte vector, widened to f32.
+__device__ __forceinline__ void widen8(uint4 x, float (&out)[8]) {
+  const __nv_bfloat16 *xv = (const __nv_bfloat16 *)&x;
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    out[k] = __bfloat162float(xv[k]);
+}
+
+/// h = a + the residual vector b (f32), h's squares added to ss; returns h
+/// rounded to bf16 (the new residual, stored by the caller).
+__device__ __forceinline__ uint4 addResidual(const float (&a)[8], uint4 b, float (&h)[8],
+                                             float &ss) {
+  float bf[8];
+  widen8(b, bf);
+  uint4 o;
+  __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    h[k] = a[k] + bf[k];
+    ss += h[k] * h[k];
+    ov[k] = __float2bfloat16_rn(h[k]);
+  }
+  return o;
+}
+
 /// The separate residual + RMSNorm: block (row, rank), 8 bf16 per 16-byte
 /// vector, VPT vectors per thread kept in registers between the sum of
 /// squares and the scaling.
@@ -109,16 +135,9 @@ __global__ void __launch_bounds__(1024) residualRmsNorm(NormPtrs p, int H, float
     const int i = threadIdx.x + v * blockDim.x;
     if (i >= nv)
       break;
-    uint4 a = x[i], b = res[i], o;
-    const __nv_bfloat16 *av = (const __nv_bfloat16 *)&a, *bv = (const __nv_bfloat16 *)&b;
-    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      h[v][k] = __bfloat162float(av[k]) + __bfloat162float(bv[k]);
-      ss += h[v][k] * h[v][k];
-      ov[k] = __float2bfloat16_rn(h[v][k]);
-    }
-    ro[i] = o;
+    float a[8];
+    widen8(x[i], a);
+    ro[i] = addResidual(a, res[i], h[v], ss);
   }
   normRow<VPT>(h, ss, w, y, H, eps);
 }
@@ -135,6 +154,29 @@ struct FusedPtrs {
   const __nv_bfloat16 *in[kMaxR], *res[kMaxR], *w[kMaxR];
   __nv_bfloat16 *y[kMaxR], *resOut[kMaxR];
 };
+
+/// Vector i of the row at `off` of every rank's input, combined in f32 in
+/// ascending rank (8 loads issued before they are combined).
+__device__ __forceinline__ void combineRow(const FusedPtrs &p, int R, int64_t off, int i,
+                                           float (&sum)[8]) {
+  for (int q0 = 0; q0 < R; q0 += 8) {
+    uint4 c[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      if (q0 + q < R)
+        c[q] = ((const uint4 *)(p.in[q0 + q] + off))[i];
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      if (q0 + q < R) {
+        float cf[8];
+        widen8(c[q], cf);
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+          sum[k] = q0 + q == 0 ? cf[k] : sum[k] + cf[k];
+      }
+  }
+}
+
 template <int VPT>
 __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, float eps) {
   const int r = blockIdx.y;
@@ -149,33 +191,9 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
     const int i = threadIdx.x + v * blockDim.x;
     if (i >= nv)
       break;
-    for (int k = 0; k < 8; ++k)
-      h[v][k] = 0.f;
-    for (int q0 = 0; q0 < R; q0 += 8) {
-      uint4 c[8];
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q0 + q < R)
-          c[q] = ((const uint4 *)(p.in[q0 + q] + off))[i];
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q0 + q < R) {
-          const __nv_bfloat16 *cv = (const __nv_bfloat16 *)&c[q];
-#pragma unroll
-          for (int k = 0; k < 8; ++k)
-            h[v][k] = q0 + q == 0 ? __bfloat162float(cv[k]) : h[v][k] + __bfloat162float(cv[k]);
-        }
-    }
-    uint4 b = res[i], o;
-    const __nv_bfloat16 *bv = (const __nv_bfloat16 *)&b;
-    __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      h[v][k] += __bfloat162float(bv[k]);
-      ss += h[v][k] * h[v][k];
-      ov[k] = __float2bfloat16_rn(h[v][k]);
-    }
-    ro[i] = o;
+    float sum[8];
+    combineRow(p, R, off, i, sum);
+    ro[i] = addResidual(sum, res[i], h[v], ss);
   }
   normRow<VPT>(h, ss, w, y, H, eps);
 }
@@ -197,21 +215,7 @@ __global__ void __launch_bounds__(1024) handFusedOwned(FusedPtrs p, int R, int H
     const int i = threadIdx.x + v * blockDim.x;
     if (i >= nv)
       break;
-    for (int q0 = 0; q0 < R; q0 += 8) {
-      uint4 c[8];
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q0 + q < R)
-          c[q] = ((const uint4 *)(p.in[q0 + q] + off))[i];
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q0 + q < R) {
-          const __nv_bfloat16 *cv = (const __nv_bfloat16 *)&c[q];
-#pragma unroll
-          for (int k = 0; k < 8; ++k)
-            sum[v][k] = q0 + q == 0 ? __bfloat162float(cv[k]) : sum[v][k] + __bfloat162float(cv[k]);
-        }
-    }
+    combineRow(p, R, off, i, sum[v]);
   }
   for (int q = 0; q < R; ++q) {
     const uint4 *res = (const uint4 *)(p.res[q] + off), *w = (const uint4 *)p.w[q];
@@ -223,62 +227,48 @@ __global__ void __launch_bounds__(1024) handFusedOwned(FusedPtrs p, int R, int H
       const int i = threadIdx.x + v * blockDim.x;
       if (i >= nv)
         break;
-      uint4 b = res[i], o;
-      const __nv_bfloat16 *bv = (const __nv_bfloat16 *)&b;
-      __nv_bfloat16 *ov = (__nv_bfloat16 *)&o;
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        h[v][k] = sum[v][k] + __bfloat162float(bv[k]);
-        ss += h[v][k] * h[v][k];
-        ov[k] = __float2bfloat16_rn(h[v][k]);
-      }
-      ro[i] = o;
+      ro[i] = addResidual(sum[v], res[i], h[v], ss);
     }
     normRow<VPT>(h, ss, w, y, H, eps);
     __syncthreads(); // normRow's shared partial sums, used again for q + 1
   }
 }
 
-void launchHandFusedOwned(const FusedPtrs &p, int R, int64_t N, int H, float eps,
-                          cudaStream_t s) {
+/// A row kernel's launch shape for hidden size H: threads for the row's
+/// 16-byte vectors (a multiple of 32, at most 1024), and f(VPT, threads)
+/// with VPT (1, 2 or 4) the vectors a thread holds.
+template <class F> void byRowShape(int H, F &&f) {
   const int nv = H / 8;
-  int threads = std::min(1024, ((nv + 31) / 32) * 32);
+  const int threads = std::min(1024, ((nv + 31) / 32) * 32);
   const int vpt = (nv + threads - 1) / threads;
   if (vpt <= 1)
-    handFusedOwned<1><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+    f(std::integral_constant<int, 1>(), threads);
   else if (vpt <= 2)
-    handFusedOwned<2><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+    f(std::integral_constant<int, 2>(), threads);
   else
-    handFusedOwned<4><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+    f(std::integral_constant<int, 4>(), threads);
   CUDA_OK(cudaGetLastError());
+}
+
+void launchHandFusedOwned(const FusedPtrs &p, int R, int64_t N, int H, float eps,
+                          cudaStream_t s) {
+  byRowShape(H, [&](auto vpt, int threads) {
+    handFusedOwned<decltype(vpt)::value><<<(unsigned)N, threads, 0, s>>>(p, R, H, eps);
+  });
 }
 
 void launchHandFused(const FusedPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
-  const int nv = H / 8;
-  int threads = std::min(1024, ((nv + 31) / 32) * 32);
-  const int vpt = (nv + threads - 1) / threads;
-  dim3 grid((unsigned)N, (unsigned)R);
-  if (vpt <= 1)
-    handFused<1><<<grid, threads, 0, s>>>(p, R, H, eps);
-  else if (vpt <= 2)
-    handFused<2><<<grid, threads, 0, s>>>(p, R, H, eps);
-  else
-    handFused<4><<<grid, threads, 0, s>>>(p, R, H, eps);
-  CUDA_OK(cudaGetLastError());
+  byRowShape(H, [&](auto vpt, int threads) {
+    handFused<decltype(vpt)::value><<<dim3((unsigned)N, (unsigned)R), threads, 0, s>>>(
+        p, R, H, eps);
+  });
 }
 
 void launchNorm(const NormPtrs &p, int R, int64_t N, int H, float eps, cudaStream_t s) {
-  const int nv = H / 8;
-  int threads = std::min(1024, ((nv + 31) / 32) * 32);
-  const int vpt = (nv + threads - 1) / threads;
-  dim3 grid((unsigned)N, (unsigned)R);
-  if (vpt <= 1)
-    residualRmsNorm<1><<<grid, threads, 0, s>>>(p, H, eps);
-  else if (vpt <= 2)
-    residualRmsNorm<2><<<grid, threads, 0, s>>>(p, H, eps);
-  else
-    residualRmsNorm<4><<<grid, threads, 0, s>>>(p, H, eps);
-  CUDA_OK(cudaGetLastError());
+  byRowShape(H, [&](auto vpt, int threads) {
+    residualRmsNorm<decltype(vpt)::value><<<dim3((unsigned)N, (unsigned)R), threads, 0, s>>>(
+        p, H, eps);
+  });
 }
 
 /// The median of 5 replays of a graph of `iters` calls of `body`, per call, in us.
