@@ -271,6 +271,37 @@ template <bool Flagged> struct HandPush : Keeps {
     __syncthreads();
   }
 };
+// The consume of the hand-written LL all-reduce: each thread polls its
+// lines of its own R slots (ascending), sums the 4 bf16 of each in f32 and
+// stores 8 bytes.
+template <class T> __device__ void handPollSum(T &t, uint32_t flag) {
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
+  const char *mine = S.scratch[r] + S.stagingOff[0];
+  uint64_t *out = (uint64_t *)S.buf[r][1];
+  for (int64_t j = (int64_t)t.lane() * blockDim.x + threadIdx.x; j < lines;
+       j += (int64_t)S.L * blockDim.x) {
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int q = 0; q < S.R; ++q) {
+      uint64_t d = 0;
+      if (!purlin::sm::loadLine(mine + (int64_t)q * S.slotBytes[0] +
+                                    j * purlin::sm::kLineBytes,
+                                flag, d, 1000000000ull))
+        return; // timing only: a lost line ends the thread
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        acc[k] += __uint_as_float((uint32_t)((d >> (16 * k)) & 0xffff) << 16);
+    }
+    uint64_t o = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const __nv_bfloat16 b = __float2bfloat16(acc[k]);
+      o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
+    }
+    out[j] = o;
+  }
+}
 // The low-latency all-reduce written by hand: the hand-written line push
 // above, then each thread polls the same lines of its own R slots (one per
 // peer, ascending), sums the 4 bf16 of each in f32 and stores 8 bytes: the
@@ -280,33 +311,55 @@ struct HandLL : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
     HandPush<true>::run(t);
+    handPollSum(t, (uint32_t)t.epoch());
+  }
+};
+// The same all-reduce bumping its epoch itself (no epoch from the kernel's
+// prologue: kInnerSyncs false, one launch), so the order can change: Early
+// issues the thread's first kPre source loads before the epoch word is
+// read, Early false reads the epoch first as the prologue does. The two
+// rows' difference is what overlapping the source load with the epoch's
+// round trip would save the generated push (docs/performance.md,
+// eighteenth session's hypothesis).
+template <bool Early> struct HandLLOwn {
+  static constexpr bool kInnerSyncs = false;
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
     const Shared &S = t.shared();
     const int r = t.rank();
     const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
-    const uint32_t flag = (uint32_t)t.epoch();
-    const char *mine = S.scratch[r] + S.stagingOff[0];
-    uint64_t *out = (uint64_t *)S.buf[r][1];
-    for (int64_t j = (int64_t)t.lane() * blockDim.x + threadIdx.x; j < lines;
-         j += (int64_t)S.L * blockDim.x) {
-      float acc[4] = {0.f, 0.f, 0.f, 0.f};
-      for (int q = 0; q < S.R; ++q) {
-        uint64_t d = 0;
-        if (!purlin::sm::loadLine(mine + (int64_t)q * S.slotBytes[0] +
-                                      j * purlin::sm::kLineBytes,
-                                  flag, d, 1000000000ull))
-          return; // timing only: a lost line ends the thread
+    const uint64_t *in = (const uint64_t *)S.buf[r][0];
+    const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
+    const int64_t step = (int64_t)S.L * blockDim.x;
+    constexpr int kPre = 4;
+    uint64_t pre[kPre];
 #pragma unroll
-        for (int k = 0; k < 4; ++k)
-          acc[k] += __uint_as_float((uint32_t)((d >> (16 * k)) & 0xffff) << 16);
-      }
-      uint64_t o = 0;
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const __nv_bfloat16 b = __float2bfloat16(acc[k]);
-        o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
-      }
-      out[j] = o;
+    for (int u = 0; u < kPre; ++u)
+      pre[u] = Early && j0 + u * step < lines ? in[j0 + u * step] : 0;
+    __shared__ uint64_t epoch;
+    if (threadIdx.x == 0) {
+      uint64_t *w = epochWord(S, r, t.lane());
+      epoch = *w + 1;
+      *w = epoch;
     }
+    __syncthreads();
+    const uint32_t flag = (uint32_t)epoch;
+    auto push = [&](int64_t j, uint64_t d) {
+      for (int q = 0; q < S.R; ++q)
+        purlin::sm::storeLine(S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0] +
+                                  j * purlin::sm::kLineBytes,
+                              d, flag);
+    };
+#pragma unroll
+    for (int u = 0; u < kPre; ++u) {
+      const int64_t j = j0 + u * step;
+      if (j < lines)
+        push(j, Early ? pre[u] : in[j]);
+    }
+    for (int64_t j = j0 + kPre * step; j < lines; j += step)
+      push(j, in[j]);
+    __syncthreads();
+    handPollSum(t, flag);
   }
 };
 // The probe launches bf16 sum alone: its kernels hold that op (and copy),
@@ -375,7 +428,9 @@ int main() {
             {"  the push, no flags", probe::entry<probe::PlainPush>, probe::layoutLines, 1},
             {"  hand-written line push", probe::entry<probe::HandPush<true>>, probe::layoutLines, 1},
             {"  the same, plain stores", probe::entry<probe::HandPush<false>>, probe::layoutLines, 1},
-            {"hand-written LL all-reduce", probe::entry<probe::HandLL>, probe::layoutLines, 1}};
+            {"hand-written LL all-reduce", probe::entry<probe::HandLL>, probe::layoutLines, 1},
+            {"  own epoch, read first", probe::entry<probe::HandLLOwn<false>>, probe::layoutLines, 1},
+            {"  own epoch, loads first", probe::entry<probe::HandLLOwn<true>>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
