@@ -29,6 +29,8 @@
 #   tma       the TMA tests not run yet (tools/gpu-tma.sh run gen-tma test)
 #   variants  EPI_VARIANTS="0 9 10" tools/gpu-epilogue.sh variants gen-epi
 #             (builds of its own: last, as it needs the most time)
+#   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
+#             table, 4096 x 1 and 16; a build of its own)
 #   gen-all   PURLIN_GPU_QUICK=1 tools/gpu.sh gen-all (needs gen-all:
 #             tools/gpu-mp.sh gen gen-all)
 set -uo pipefail
@@ -115,6 +117,8 @@ run)
            bash tools/gpu-tma.sh run gen-tma test ;;
     variants) step variants 300 env EPI_VARIANTS="0 9 10" EPI_TOKENS=1,8,32,128 \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
+    timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
+            sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
     gen-all) step gen-all 400 env PURLIN_GPU_QUICK=1 bash tools/gpu.sh gen-all ;;
     *) note "$s: unknown step" ;;
     esac
