@@ -41,8 +41,12 @@ case "$mode" in
 gen)
   P=${PURLINC:-build/bin/purlinc}
   rm -rf "$DIR" && mkdir -p "$DIR"
+  # u8 ahead of time too: the sizes case runs f32, bf16 and u8, and a u8
+  # kernel compiled at first use (NVRTC) takes 5-45 s a collective with
+  # the staged_ll plans (nineteenth session: the cold compiles, not a hang,
+  # were what stopped sizes-2 at its time limit in the eighteenth session).
   for c in $COLLS; do
-    "$P" "examples/$c.purlin" --target=sm_90 --aot=bf16,f32,i32:sum,max \
+    "$P" "examples/$c.purlin" --target=sm_90 --aot=bf16,f32,i32,u8:sum,max \
       ${PURLINC_FLAGS:-} -o "$DIR" || exit 1
   done
   rm -f "$DIR/registry.cpp"
@@ -127,7 +131,9 @@ run)
   # Traced (a line before each step that waits on the peers or the GPU) and
   # with the test's own deadline inside the time limit, so that a stall
   # names the rank and the step: the eighteenth session saw one run of
-  # sizes-2 of seven stop at 120 s with no line printed (the others 11-13 s).
+  # sizes-2 of seven stop at 120 s with no line printed (the others 11-13 s);
+  # the nineteenth's trace showed why: each u8 launch waited 7-44 s for its
+  # first-use compile, with an empty cubin cache (gen now builds u8 ahead).
   PURLIN_MP_TRACE=1 PURLIN_MP_DEADLINE=100 run sizes-2 120 $T --ranks 2 --case sizes
   PURLIN_MP_TRACE=1 PURLIN_MP_DEADLINE=150 run sizes-8 160 $T --ranks 8 --case sizes --quick
   for i in 2 3 4; do

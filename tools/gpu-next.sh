@@ -50,7 +50,7 @@ gen)
     sed "s/collective three_clauses(/collective three_clauses_$s(/" \
       test/Host/Inputs/sizes/three_clauses.purlin >"$tmp/three_clauses_$s.purlin"
     purlinc "$tmp/three_clauses_$s.purlin" --target=sm_90 --strategy=$s --lanes=5 \
-      --chunks=3 --aot=bf16,f32,i32:sum,max -o gen-mp-ll || exit 1
+      --chunks=3 --aot=bf16,f32,i32,u8:sum,max -o gen-mp-ll || exit 1
   done
   rm -rf "$tmp" gen-mp-ll/registry.cpp
   echo "carry gen-epi gen-dp gen-mp-ll gen-tma; there: bash tools/gpu-next.sh run"

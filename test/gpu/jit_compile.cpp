@@ -22,7 +22,8 @@
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: purlin-jit-compile NAME DTYPE OP [--cubin]\n");
+    std::fprintf(stderr, "usage: purlin-jit-compile NAME DTYPE OP [--cubin] "
+                         "[--plan K] [--target T] [--count STR] [--out FILE]\n");
     return 2;
   }
   purlin::DType t;
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
   }
   bool cubin = false;
   int plan = -1;
-  const char *target = nullptr, *count = nullptr;
+  const char *target = nullptr, *count = nullptr, *out = nullptr;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cubin") == 0)
       cubin = true;
@@ -43,6 +44,8 @@ int main(int argc, char **argv) {
       target = argv[++i];
     else if (std::strcmp(argv[i], "--count") == 0 && i + 1 < argc)
       count = argv[++i];
+    else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+      out = argv[++i];
   }
   int n = 0;
   const purlin::rt::GeneratedCollective *gc =
@@ -71,6 +74,14 @@ int main(int argc, char **argv) {
     }
     std::printf("%s %s %s: %zu bytes of %s\n", argv[1], argv[2], argv[3],
                 code.size(), cubin ? "cubin" : "PTX");
+    if (out) { // the code itself (PTX to read, a cubin for cuobjdump)
+      FILE *f = std::fopen(out, "wb");
+      if (!f || std::fwrite(code.data(), 1, code.size(), f) != code.size()) {
+        std::printf("FAIL: cannot write %s\n", out);
+        return 1;
+      }
+      std::fclose(f);
+    }
     if (count) {
       size_t n = 0;
       for (size_t at = code.find(count); at != std::string::npos;
