@@ -362,6 +362,99 @@ template <bool Early> struct HandLLOwn {
     handPollSum(t, flag);
   }
 };
+// The LL floor, polled as the generated consume polls (consumeLinesOp):
+// each thread loads its line of all 8 slots at once, then, while any is
+// missing, loads again all of them (Missing false) or only those missing
+// (Missing true: an eighth of the polling loads once most have come).
+// Gpu: the lines stored and loaded at gpu scope (st/ld.relaxed.gpu)
+// instead of volatile (system scope, what LL needs across GPUs): what
+// scope costs where every rank is on one GPU.
+template <bool Gpu>
+__device__ __forceinline__ void storeLineAt(char *line, uint64_t data, uint32_t flag) {
+  const uint64_t lo = (data & 0xffffffffull) | (uint64_t)flag << 32;
+  const uint64_t hi = (data >> 32) | (uint64_t)flag << 32;
+  if (Gpu)
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(lo),
+                 "l"(hi)
+                 : "memory");
+  else
+    purlin::sm::storeLine(line, data, flag);
+}
+template <bool Gpu>
+__device__ __forceinline__ bool peekLineAt(const char *line, uint32_t flag, uint64_t &data) {
+  if (!Gpu)
+    return purlin::sm::peekLine(line, flag, data);
+  uint64_t lo, hi;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(lo), "=l"(hi)
+               : "l"(line)
+               : "memory");
+  data = (lo & 0xffffffffull) | hi << 32;
+  return (uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag;
+}
+template <bool Missing, bool Gpu> struct HandLLBatch : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const int r = t.rank();
+    const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
+    const uint32_t flag = (uint32_t)t.epoch();
+    const uint64_t *in = (const uint64_t *)S.buf[r][0];
+    const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
+    const int64_t step = (int64_t)S.L * blockDim.x;
+    for (int64_t j = j0; j < lines; j += step) {
+      const uint64_t d = in[j];
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        storeLineAt<Gpu>(S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0] +
+                             j * purlin::sm::kLineBytes,
+                         d, flag);
+    }
+    __syncthreads();
+    const char *mine = S.scratch[r] + S.stagingOff[0];
+    uint64_t *out = (uint64_t *)S.buf[r][1];
+    for (int64_t j = j0; j < lines; j += step) {
+      uint64_t v[8];
+      uint32_t missing = 0;
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        uint64_t x = 0;
+        if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag, x))
+          missing |= 1u << q;
+        v[q] = x;
+      }
+      for (uint64_t n = 0; missing; ++n) {
+        uint32_t now = 0;
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+          if (Missing && !(missing >> q & 1u))
+            continue;
+          uint64_t x = 0;
+          if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag,
+                               x))
+            now |= 1u << q;
+          v[q] = x;
+        }
+        missing = now;
+        if (n > (1ull << 22))
+          return; // timing only: a lost line ends the thread
+      }
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          acc[k] += __uint_as_float((uint32_t)((v[q] >> (16 * k)) & 0xffff) << 16);
+      uint64_t o = 0;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const __nv_bfloat16 b = __float2bfloat16(acc[k]);
+        o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
+      }
+      out[j] = o;
+    }
+  }
+};
 // The probe launches bf16 sum alone: its kernels hold that op (and copy),
 // not every op (a fifth of the instantiations: minutes less of nvcc).
 constexpr uint32_t kProbeOps = (1u << purlin::exec::kCopy) | (1u << purlin::exec::kSum);
@@ -429,8 +522,12 @@ int main() {
             {"  hand-written line push", probe::entry<probe::HandPush<true>>, probe::layoutLines, 1},
             {"  the same, plain stores", probe::entry<probe::HandPush<false>>, probe::layoutLines, 1},
             {"hand-written LL all-reduce", probe::entry<probe::HandLL>, probe::layoutLines, 1},
-            {"  own epoch, read first", probe::entry<probe::HandLLOwn<false>>, probe::layoutLines, 1},
-            {"  own epoch, loads first", probe::entry<probe::HandLLOwn<true>>, probe::layoutLines, 1}};
+            {"  LL own epoch, read first", probe::entry<probe::HandLLOwn<false>>, probe::layoutLines, 1},
+            {"  LL own epoch, loads first", probe::entry<probe::HandLLOwn<true>>, probe::layoutLines, 1},
+            {"  LL polled 8 at once", probe::entry<probe::HandLLBatch<false, false>>, probe::layoutLines, 1},
+            {"  LL, missing re-polled", probe::entry<probe::HandLLBatch<true, false>>, probe::layoutLines, 1},
+            {"  LL 8 at once, gpu scope", probe::entry<probe::HandLLBatch<false, true>>, probe::layoutLines, 1},
+            {"  LL missing, gpu scope", probe::entry<probe::HandLLBatch<true, true>>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
