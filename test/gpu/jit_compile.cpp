@@ -23,7 +23,8 @@
 int main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr, "usage: purlin-jit-compile NAME DTYPE OP [--cubin] "
-                         "[--plan K] [--target T] [--count STR] [--out FILE]\n");
+                         "[--plan K] [--kernels 1|2|3] [--target T] [--count STR] "
+                         "[--out FILE]\n");
     return 2;
   }
   purlin::DType t;
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   bool cubin = false;
-  int plan = -1;
+  int plan = -1, kernels = 3;
   const char *target = nullptr, *count = nullptr, *out = nullptr;
   for (int i = 4; i < argc; ++i) {
     if (std::strcmp(argv[i], "--cubin") == 0)
@@ -44,6 +45,8 @@ int main(int argc, char **argv) {
       target = argv[++i];
     else if (std::strcmp(argv[i], "--count") == 0 && i + 1 < argc)
       count = argv[++i];
+    else if (std::strcmp(argv[i], "--kernels") == 0 && i + 1 < argc)
+      kernels = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc)
       out = argv[++i];
   }
@@ -68,7 +71,7 @@ int main(int argc, char **argv) {
     }
     std::string code, error;
     if (!purlin::rt::sm::compileProgram(*info, (int)t, (int)op, 90, cubin, code,
-                                        error, plan)) {
+                                        error, plan, kernels)) {
       std::printf("FAIL: %s\n", error.c_str());
       return 1;
     }

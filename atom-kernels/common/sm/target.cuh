@@ -644,7 +644,8 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
 // (LINES: every format). Compiled at first use (NVRTC), it defines the kernels
 // purlin_jit_NAME and purlin_jit_slot_NAME for PURLIN_JIT_DTYPE instead; with PURLIN_JIT_PLAN
 // ("p2"), the other plans' kernels are empty (their plan functions are not
-// instantiated), so that a first use compiles the one plan it launches.
+// instantiated), so that a first use compiles the one plan it launches;
+// with PURLIN_JIT_KERNELS (1 or 2), the other kind's kernels are empty too.
 #ifndef PURLIN_SM_ATOMS
 #define PURLIN_SM_ATOMS ::purlin::sm::Target
 #endif
@@ -689,6 +690,17 @@ constexpr bool jitWants(const char *name) {
   return name != nullptr;
 #endif
 }
+/// Whether the first-use program builds the kernels of kind `kind` (1: the
+/// shared state as a parameter, 2: read from a slot): both unless
+/// PURLIN_JIT_KERNELS names one. The runtime compiles the slot kernels only
+/// where a launch may need them (Jit.h), as each kind is half the compile.
+constexpr bool jitBuilds(int kind) {
+#ifdef PURLIN_JIT_KERNELS
+  return (PURLIN_JIT_KERNELS & kind) != 0;
+#else
+  return kind != 0;
+#endif
+}
 /// runPlan (runPlanSlot) when `Wanted`; nothing instantiated otherwise.
 template <bool Wanted, class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
@@ -718,7 +730,7 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
       purlin_jit_##NAME(const __grid_constant__ ::purlin::exec::Shared S,      \
                         int first) {                                           \
     ::purlin::sm::runPlanIf<                                                   \
-        ::purlin::sm::jitWants(#NAME),                                         \
+        ::purlin::sm::jitWants(#NAME) && ::purlin::sm::jitBuilds(1),           \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(S, first);       \
   }                                                                            \
@@ -727,7 +739,7 @@ __device__ __forceinline__ void runPlanSlotIf(const SharedSlot *slot,
       ::purlin::sm::PlanThreads<PlanFn_##NAME>::minBlocks)                     \
       purlin_jit_slot_##NAME(const ::purlin::sm::SharedSlot *slot, int first) { \
     ::purlin::sm::runPlanSlotIf<                                               \
-        ::purlin::sm::jitWants(#NAME),                                         \
+        ::purlin::sm::jitWants(#NAME) && ::purlin::sm::jitBuilds(2),           \
         typename ::purlin::sm::ElemFor<PURLIN_JIT_DTYPE, (REDUCES) != 0>::type, \
         kAotOps | kClauseOps, PlanFn_##NAME, PURLIN_SM_ATOMS>(slot, first);    \
   }

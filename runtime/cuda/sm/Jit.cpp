@@ -166,24 +166,21 @@ std::string keyText(const std::string &text,
   return k;
 }
 
-/// Loads a cubin and finds plan `plan`'s kernel in it.
-bool load(int plan, const std::string &cubin, JitKernel &k,
+/// Loads a cubin and finds plan `plan`'s kernel of the kind it was built
+/// for in it (the other kind's kernel is an empty body there: never taken).
+bool load(int plan, bool slot, const std::string &cubin, JitKernel &k,
           std::string &error) {
   cudaLibrary_t lib;
   cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0,
                                       nullptr, nullptr, 0);
-  cudaKernel_t kern, slotKern;
-  const std::string name = "purlin_jit_p" + std::to_string(plan);
-  const std::string slotName = "purlin_jit_slot_p" + std::to_string(plan);
+  cudaKernel_t kern;
+  const std::string name =
+      (slot ? "purlin_jit_slot_p" : "purlin_jit_p") + std::to_string(plan);
   if (e == cudaSuccess)
     e = cudaLibraryGetKernel(&kern, lib, name.c_str());
-  if (e == cudaSuccess)
-    e = cudaLibraryGetKernel(&slotKern, lib, slotName.c_str());
-  cudaFuncAttributes attr, slotAttr;
+  cudaFuncAttributes attr;
   if (e == cudaSuccess)
     e = cudaFuncGetAttributes(&attr, (const void *)kern);
-  if (e == cudaSuccess)
-    e = cudaFuncGetAttributes(&slotAttr, (const void *)slotKern);
   // Whether the plan waits inside a launch: the size of the program's
   // purlin_jit_inner_syncs_pN (2 bytes: it does; 1: it does not; target.cuh),
   // so nothing is copied from the device. Kept true where it is missing.
@@ -197,9 +194,8 @@ bool load(int plan, const std::string &cubin, JitKernel &k,
     cudaGetLastError(); // a program without it: not an error
   }
   if (e == cudaSuccess) {
-    k.fn = (const void *)kern;
-    k.slotFn = (const void *)slotKern;
-    k.threads = std::min(attr.maxThreadsPerBlock, slotAttr.maxThreadsPerBlock);
+    (slot ? k.slotFn : k.fn) = (const void *)kern;
+    k.threads = attr.maxThreadsPerBlock;
     k.innerSyncs = inner;
   }
   if (e != cudaSuccess) {
@@ -218,25 +214,26 @@ struct Entry {
   std::string error;
 };
 std::mutex gMutex;
-std::map<std::tuple<const purlin_collective_info *, int, int, int>,
+std::map<std::tuple<const purlin_collective_info *, int, int, int, bool>,
          std::unique_ptr<Entry>>
     gEntries;
 
 Entry &entryFor(const purlin_collective_info &info, int dtype, int op,
-                int plan) {
+                int plan, bool slot) {
   std::lock_guard<std::mutex> lock(gMutex);
-  auto &e = gEntries[{&info, canonicalType(info, dtype), op, plan}];
+  auto &e = gEntries[{&info, canonicalType(info, dtype), op, plan, slot}];
   if (!e)
     e = std::make_unique<Entry>();
   return *e;
 }
 
 void build(const purlin_collective_info &info, int dtype, int op, int plan,
-           Entry &out) {
+           bool slot, Entry &out) {
   int arch = 0;
   if (!deviceArch(arch, out.error))
     return;
-  const std::string text = programText(info, dtype, op, out.error, plan);
+  const std::string text =
+      programText(info, dtype, op, out.error, plan, slot ? 2 : 1);
   if (text.empty())
     return;
   const std::string inc = cudaIncludeDir();
@@ -248,17 +245,17 @@ void build(const purlin_collective_info &info, int dtype, int op, int plan,
   const std::vector<std::string> opts = nvrtcOptions(arch, inc);
   const std::string file = std::string(info.name) + "-" +
                            std::to_string(dtype) + "-" + std::to_string(op) +
-                           "-p" + std::to_string(plan) + "-sm" +
+                           "-p" + std::to_string(plan) + (slot ? "-slot" : "") + "-sm" +
                            std::to_string(arch) + "-" +
                            contentHash(keyText(text, opts)) + ".cubin";
   std::string cubin, loadError;
-  if (cacheRead(file, cubin) && load(plan, cubin, out.kernel, loadError)) {
+  if (cacheRead(file, cubin) && load(plan, slot, cubin, out.kernel, loadError)) {
     out.ok.store(true);
     return;
   }
   out.kernel = JitKernel();
   if (!runNvrtc(text, opts, true, cubin, out.error) ||
-      !load(plan, cubin, out.kernel, out.error))
+      !load(plan, slot, cubin, out.kernel, out.error))
     return;
   cacheWrite(file, cubin); // best effort: a read-only cache still runs
   out.ok.store(true);
@@ -282,7 +279,7 @@ bool deviceArch(int &arch, std::string &error) {
 }
 
 std::string programText(const purlin_collective_info &info, int dtype, int op,
-                        std::string &error, int plan) {
+                        std::string &error, int plan, int kernels) {
   const TargetInfo *row = info.target ? findTarget(info.target) : nullptr;
   if (!row || !info.source) {
     error = std::string("collective '") + info.name +
@@ -298,6 +295,8 @@ std::string programText(const purlin_collective_info &info, int dtype, int op,
          (plan >= 0 ? "#define PURLIN_JIT_PLAN \"p" + std::to_string(plan) +
                           "\"\n"
                     : std::string()) +
+         (kernels != 3 ? "#define PURLIN_JIT_KERNELS " + std::to_string(kernels) + "\n"
+                       : std::string()) +
          "#include \"purlin/spec/Exec.h\"\n#include \"purlin/spec/Entry.h\"\n"
          "#include \"" +
          row->header +
@@ -312,8 +311,8 @@ std::string programText(const purlin_collective_info &info, int dtype, int op,
 
 bool compileProgram(const purlin_collective_info &info, int dtype, int op,
                     int arch, bool cubin, std::string &code,
-                    std::string &error, int plan) {
-  const std::string text = programText(info, dtype, op, error, plan);
+                    std::string &error, int plan, int kernels) {
+  const std::string text = programText(info, dtype, op, error, plan, kernels);
   const std::string inc = cudaIncludeDir();
   if (inc.empty() && !text.empty())
     error = "the CUDA headers (cuda_fp16.h) were not found";
@@ -322,17 +321,17 @@ bool compileProgram(const purlin_collective_info &info, int dtype, int op,
 }
 
 const JitKernel *findJit(const purlin_collective_info &info, int dtype, int op,
-                         int plan) {
+                         int plan, bool slot) {
   std::lock_guard<std::mutex> lock(gMutex);
-  auto it = gEntries.find({&info, canonicalType(info, dtype), op, plan});
+  auto it = gEntries.find({&info, canonicalType(info, dtype), op, plan, slot});
   return it != gEntries.end() && it->second->ok.load() ? &it->second->kernel
                                                        : nullptr;
 }
 
 bool getJit(const purlin_collective_info &info, int dtype, int op, int plan,
-            const JitKernel *&out, std::string &error) {
-  Entry &e = entryFor(info, dtype, op, plan);
-  std::call_once(e.once, [&] { build(info, dtype, op, plan, e); });
+            const JitKernel *&out, std::string &error, bool slot) {
+  Entry &e = entryFor(info, dtype, op, plan, slot);
+  std::call_once(e.once, [&] { build(info, dtype, op, plan, slot, e); });
   if (!e.ok) {
     error = e.error;
     return false;
@@ -343,27 +342,29 @@ bool getJit(const purlin_collective_info &info, int dtype, int op, int plan,
 
 bool getJitAll(const purlin_collective_info &info, int dtype, int op,
                std::string &error) {
-  const int n = info.nplans;
+  // Kernel i: plan i / 2, the slot kind when i is odd.
+  const int n = 2 * info.nplans;
   std::vector<std::string> errors(n);
   std::vector<char> ok(n, 0);
   int dev = 0;
   cudaGetDevice(&dev);
-  auto one = [&](int p) {
+  auto one = [&](int i) {
     cudaSetDevice(dev); // the caller's GPU, for the architecture and loading
     const JitKernel *k = nullptr;
-    ok[p] = getJit(info, dtype, op, p, k, errors[p]);
+    ok[i] = getJit(info, dtype, op, i / 2, k, errors[i], i % 2 != 0);
   };
   std::vector<std::thread> threads;
-  for (int p = 1; p < n; ++p)
-    if (!findJit(info, dtype, op, p))
-      threads.emplace_back(one, p);
+  for (int i = 1; i < n; ++i)
+    if (!findJit(info, dtype, op, i / 2, i % 2 != 0))
+      threads.emplace_back(one, i);
   if (n > 0)
     one(0);
   for (std::thread &t : threads)
     t.join();
-  for (int p = 0; p < n; ++p)
-    if (!ok[p] && !findJit(info, dtype, op, p)) {
-      error = "plan " + std::to_string(p) + ": " + errors[p];
+  for (int i = 0; i < n; ++i)
+    if (!ok[i] && !findJit(info, dtype, op, i / 2, i % 2 != 0)) {
+      error = "plan " + std::to_string(i / 2) + (i % 2 ? " (slot kernel)" : "") +
+              ": " + errors[i];
       return false;
     }
   return true;

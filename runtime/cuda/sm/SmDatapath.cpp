@@ -12,6 +12,9 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+#include <thread>
+
 namespace purlin {
 namespace rt {
 namespace sm {
@@ -90,7 +93,7 @@ public:
     if (linkedIn(info, dtype, op))
       return true;
     for (int p = 0; p < info.nplans; ++p)
-      if (!findJit(info, dtype, op, p))
+      if (!findJit(info, dtype, op, p) || !findJit(info, dtype, op, p, true))
         return false;
     return true;
   }
@@ -142,7 +145,8 @@ purlinStatus runPlan(const purlin_collective_info &info, int plan,
     e = (cudaError_t)info.plans[plan].cuda_entry(&S, first, n, dtype, op,
                                                  stream, slot);
   } else {
-    const JitKernel *k = findJit(info, dtype, op, plan);
+    const bool slotKind = slot != nullptr;
+    const JitKernel *k = findJit(info, dtype, op, plan, slotKind);
     if (!k) {
       // Compiling and loading inside a graph capture would break it:
       // the application prepares the pair first (purlinCollPrepare).
@@ -156,16 +160,40 @@ purlinStatus runPlan(const purlin_collective_info &info, int plan,
               "capture (or build them ahead of time: purlinc --aot)";
         return PURLIN_ERR_NOT_READY;
       }
-      // The plan this launch runs, alone: a first use waits for one
-      // plan's compile (purlinCollPrepare builds them all).
-      if (!getJit(info, dtype, op, plan, k, msg)) {
+      // The plan this launch runs, alone, and its kind alone: a first use
+      // waits for one kernel's compile (purlinCollPrepare builds them all).
+      // Where the ranks are not all in this launch (several processes or
+      // GPUs), a graph captured later may launch the plan's slot kernel,
+      // which cannot be compiled inside the capture: it is compiled now too,
+      // beside the other (the wait is the longer of the two).
+      std::thread other;
+      if (!slotKind && !S.oneLaunch && !findJit(info, dtype, op, plan, true)) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        other = std::thread([&info, dtype, op, plan, dev] {
+          cudaSetDevice(dev);
+          const JitKernel *sk = nullptr;
+          std::string ignored; // a slot launch reports its own error
+          getJit(info, dtype, op, plan, sk, ignored, true);
+        });
+      }
+      const bool got = getJit(info, dtype, op, plan, k, msg, slotKind);
+      if (other.joinable())
+        other.join();
+      if (!got) {
         msg = pairText(dtype, op) + " of '" + info.name +
               "' were not built ahead of time, and compiling plan '" +
               info.plans[plan].strategy + "' failed: " + msg;
         return PURLIN_ERR_COMPILE;
       }
     }
-    e = (cudaError_t)jitLaunch(slot ? k->slotFn : k->fn, &S, first, n,
+    const void *fn = slotKind ? k->slotFn : k->fn;
+    if (!fn) { // an entry of the other kind: never launched empty
+      msg = "internal: plan '" + std::string(info.plans[plan].strategy) +
+            "' has no compiled " + (slotKind ? "slot " : "") + "kernel";
+      return PURLIN_ERR_COMPILE;
+    }
+    e = (cudaError_t)jitLaunch(fn, &S, first, n,
                                stream,
                                atoms::laneThreads(k->threads, S.laneThreads),
                                slot, !k->innerSyncs && S.oneLaunch != 0);
