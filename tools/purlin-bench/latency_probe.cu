@@ -271,6 +271,22 @@ template <bool Flagged> struct HandPush : Keeps {
     __syncthreads();
   }
 };
+// The 4 bf16 of a line's 8 data bytes added to acc in f32; acc rounded to
+// 4 bf16 in a line's 8 data bytes.
+__device__ __forceinline__ void addBf16x4(float (&acc)[4], uint64_t d) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    acc[k] += __uint_as_float((uint32_t)((d >> (16 * k)) & 0xffff) << 16);
+}
+__device__ __forceinline__ uint64_t packBf16x4(const float (&acc)[4]) {
+  uint64_t o = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const __nv_bfloat16 b = __float2bfloat16(acc[k]);
+    o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
+  }
+  return o;
+}
 // The consume of the hand-written LL all-reduce: each thread polls its
 // lines of its own R slots (ascending), sums the 4 bf16 of each in f32 and
 // stores 8 bytes.
@@ -289,17 +305,9 @@ template <class T> __device__ void handPollSum(T &t, uint32_t flag) {
                                     j * purlin::sm::kLineBytes,
                                 flag, d, 1000000000ull))
         return; // timing only: a lost line ends the thread
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        acc[k] += __uint_as_float((uint32_t)((d >> (16 * k)) & 0xffff) << 16);
+      addBf16x4(acc, d);
     }
-    uint64_t o = 0;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const __nv_bfloat16 b = __float2bfloat16(acc[k]);
-      o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
-    }
-    out[j] = o;
+    out[j] = packBf16x4(acc);
   }
 }
 // The low-latency all-reduce written by hand: the hand-written line push
@@ -442,16 +450,8 @@ template <bool Missing, bool Gpu> struct HandLLBatch : Keeps {
       float acc[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
       for (int q = 0; q < 8; ++q)
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-          acc[k] += __uint_as_float((uint32_t)((v[q] >> (16 * k)) & 0xffff) << 16);
-      uint64_t o = 0;
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const __nv_bfloat16 b = __float2bfloat16(acc[k]);
-        o |= (uint64_t)*(const uint16_t *)&b << (16 * k);
-      }
-      out[j] = o;
+        addBf16x4(acc, v[q]);
+      out[j] = packBf16x4(acc);
     }
   }
 };
