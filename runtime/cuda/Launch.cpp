@@ -267,6 +267,21 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     clock.done();
     return ok();
   }
+  // Ranks whose launches are not ordered (several GPUs or processes): a
+  // parity plan's call in which one staged clause moves nothing while
+  // another moves would let a rank run two launches ahead of a peer and
+  // overwrite lines it has not read (partialParityLaunch): refused, on
+  // every rank alike (the call's arguments are every rank's).
+  if ((comm->devices.size() > 1 || comm->multiProcess) &&
+      partialParityLaunch(pl, c->maxP, S))
+    return fail(PURLIN_ERR_NO_PLAN,
+                std::string("plan '") + pl.strategy +
+                    "' cannot run this call on ranks in several launches: a "
+                    "clause it stages by launch parity moves nothing here "
+                    "while another moves, which would let a rank overwrite "
+                    "lines a peer has not read yet (docs/snac.md); use a plan "
+                    "with barriers (e.g. --strategy=staged or auto) for such "
+                    "sizes");
   // Ranks whose launches are not ordered (several GPUs or processes): every
   // area where calls of other sizes put it too (areasAtMaxima; after the
   // empty test, which reads the call's own slots).

@@ -118,6 +118,21 @@ bool areasAtMaxima(const purlin_plan_info &pl, const exec::Params &maxP,
   return true;
 }
 
+bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
+                         const exec::Shared &S) {
+  if (!S.parityAreas)
+    return false;
+  exec::Shared A = S;
+  A.P = maxP;
+  pl.layout(&A);
+  bool moves = false, idle = false;
+  for (int k = 0; k < exec::kMaxClauses; ++k) {
+    moves |= S.slotBytes[k] != 0;
+    idle |= S.slotBytes[k] == 0 && A.slotBytes[k] != 0;
+  }
+  return moves && idle;
+}
+
 bool emptyParityLaunch(const exec::Shared &S) {
   if (!S.parityAreas)
     return false;

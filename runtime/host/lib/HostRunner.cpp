@@ -349,6 +349,16 @@ RunResult runCalls(const purlin_collective_info *info,
       k.S.parityStride = o.strideOfCall ? 0 : stride;
     const int64_t need = plan.layout(&k.S);
     k.empty = emptyParityLaunch(k.S);
+    if (own && o.rankStreams && partialParityLaunch(plan, M.P, k.S)) {
+      // What purlinLaunch refuses where the ranks' launches are not
+      // ordered (PURLIN_ERR_NO_PLAN): a parity plan's call in which one
+      // staged clause is idle while another moves.
+      res.refused = true;
+      res.error = std::string("plan '") + plan.strategy +
+                  "': a clause staged by launch parity moves nothing" + where[e] +
+                  " while another moves (the runtime refuses it on unordered ranks)";
+      return res;
+    }
     const bool atMaxima = o.areasAtMaxima < 0 ? !o.oneLaunch : o.areasAtMaxima == 1;
     if (own && atMaxima && !areasAtMaxima(plan, M.P, k.S)) {
       res.error = "a staging slot" + where[e] +

@@ -66,6 +66,21 @@ int64_t layoutAtMaxima(const purlin_plan_info &pl, exec::Shared S,
 /// call's arguments are every rank's), the epochs stay in step.
 bool emptyParityLaunch(const exec::Shared &S);
 
+/// Whether a launch laid out in `S` (after the plan's layout) would break
+/// the same order where the ranks' launches are not ordered (several GPUs
+/// or processes): a plan staged by launch parity whose call moves lines of
+/// some clause while another clause that has staging slots at the maximum
+/// binding `maxP` moves nothing at this call (a clause whose extent is
+/// count C, empty at C = 0, beside one of R names that is not). The idle
+/// clause's next launch writes the half of the launch before this one, and
+/// only this launch's lines of that clause (none) would have ordered it
+/// after the destination's reads: a rank two launches ahead overwrote lines
+/// a slower peer had not read, and both waited for ever (found on the host
+/// with --rank-streams under load, nineteenth session). Such a call is
+/// refused (PURLIN_ERR_NO_PLAN) on every rank alike, rather than hang.
+bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
+                         const exec::Shared &S);
+
 /// Moves a launch's areas (S after the plan's layout: input copies, staging
 /// slots, partial and received areas) to their places in the plan's layout
 /// at the maximum values `maxP` (the same ranks, lanes and element size).
