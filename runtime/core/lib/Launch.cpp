@@ -128,7 +128,7 @@ bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
   bool moves = false, idle = false;
   for (int k = 0; k < exec::kMaxClauses; ++k) {
     moves |= S.slotBytes[k] != 0;
-    idle |= S.slotBytes[k] == 0 && A.slotBytes[k] != 0;
+    idle |= (S.parityClauses >> k & 1u) != 0 && S.slotBytes[k] == 0 && A.slotBytes[k] != 0;
   }
   return moves && idle;
 }

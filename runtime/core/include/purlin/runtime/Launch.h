@@ -69,10 +69,12 @@ bool emptyParityLaunch(const exec::Shared &S);
 /// Whether a launch laid out in `S` (after the plan's layout) would break
 /// the same order where the ranks' launches are not ordered (several GPUs
 /// or processes): a plan staged by launch parity whose call moves lines of
-/// some clause while another clause that has staging slots at the maximum
-/// binding `maxP` moves nothing at this call (a clause whose extent is
-/// count C, empty at C = 0, beside one of R names that is not). The idle
-/// clause's next launch writes the half of the launch before this one, and
+/// some clause while a clause staged by parity (Shared::parityClauses) that
+/// has staging slots at the maximum binding `maxP` moves nothing at this
+/// call (a clause whose extent is count C, empty at C = 0, beside one of R
+/// names that is not). An idle clause that keeps its `free` round is not
+/// counted: that round's barriers guard its own slots. The idle parity clause's next
+/// launch writes the half of the launch before this one, and
 /// only this launch's lines of that clause (none) would have ordered it
 /// after the destination's reads: a rank two launches ahead overwrote lines
 /// a slower peer had not read, and both waited for ever (found on the host

@@ -195,6 +195,7 @@ template <class C> inline int64_t slotElems(const Params &P, int R, int64_t unit
 /// of inputs, then per clause R staging slots; offsets 16-byte aligned.
 inline void layoutReset(Shared *S) {
   S->parityAreas = 0; // parityStride: the runtime's, kept
+  S->parityClauses = 0;
   for (int b = 0; b < kMaxBuffers; ++b)
     S->scratchOff[b] = 0;
   for (int k = 0; k < kMaxClauses; ++k)
@@ -239,8 +240,10 @@ inline int64_t layoutSlots(Shared *S, int flags, int64_t off) {
   S->slotElems[k] = slotElems<C>(S->P, S->R, pieceElems(flags, S->elemSize));
   S->slotBytes[k] = slotBytesOf(lineFmtOf(flags), S->slotElems[k] * S->elemSize);
   S->stagingOff[k] = off;
-  if (flags & kParity)
+  if (flags & kParity) {
     ++S->parityAreas; // half 1 lies past the layout's end (layoutEnd)
+    S->parityClauses |= 1u << k;
+  }
   return off + (int64_t)S->R * S->slotBytes[k];
 }
 

@@ -153,6 +153,7 @@ struct Shared {
   // the checker). layoutReset keeps it; parityAreas is layoutSlots' count.
   int64_t parityStride = 0;
   int parityAreas = 0;
+  uint32_t parityClauses = 0; // bit k: clause k staged by launch parity
   // Nonzero in a multi-process launch: a hash of the call's arguments
   // (element type, op, scalars, tables) that every rank computes alike.
   // A target may carry it in its signals so that a rank whose peer called
