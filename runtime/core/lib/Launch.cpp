@@ -122,15 +122,25 @@ bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
                          const exec::Shared &S) {
   if (!S.parityAreas)
     return false;
+  // From the call's own layout first: only where some clause moves and a
+  // parity clause has no slots here is the maximum binding laid out (so a
+  // call of the usual kind pays no second layout).
+  bool moves = false;
+  uint32_t empty = 0; // parity clauses without slots at this call
+  for (int k = 0; k < exec::kMaxClauses; ++k) {
+    moves |= S.slotBytes[k] != 0;
+    if ((S.parityClauses >> k & 1u) != 0 && S.slotBytes[k] == 0)
+      empty |= 1u << k;
+  }
+  if (!moves || !empty)
+    return false;
   exec::Shared A = S;
   A.P = maxP;
   pl.layout(&A);
-  bool moves = false, idle = false;
-  for (int k = 0; k < exec::kMaxClauses; ++k) {
-    moves |= S.slotBytes[k] != 0;
-    idle |= (S.parityClauses >> k & 1u) != 0 && S.slotBytes[k] == 0 && A.slotBytes[k] != 0;
-  }
-  return moves && idle;
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    if ((empty >> k & 1u) != 0 && A.slotBytes[k] != 0)
+      return true; // idle here, not at the maximum binding
+  return false;
 }
 
 bool emptyParityLaunch(const exec::Shared &S) {

@@ -73,8 +73,8 @@ bool emptyParityLaunch(const exec::Shared &S);
 /// has staging slots at the maximum binding `maxP` moves nothing at this
 /// call (a clause whose extent is count C, empty at C = 0, beside one of R
 /// names that is not). An idle clause that keeps its `free` round is not
-/// counted: that round's barriers guard its own slots. The idle parity clause's next
-/// launch writes the half of the launch before this one, and
+/// counted: that round's barriers guard its own slots. The idle parity
+/// clause's next launch writes the half of the launch before this one, and
 /// only this launch's lines of that clause (none) would have ordered it
 /// after the destination's reads: a rank two launches ahead overwrote lines
 /// a slower peer had not read, and both waited for ever (found on the host
