@@ -379,14 +379,13 @@ template <bool Early> struct HandLLOwn {
 // scope costs where every rank is on one GPU.
 template <bool Gpu>
 __device__ __forceinline__ void storeLineAt(char *line, uint64_t data, uint32_t flag) {
-  const uint64_t lo = (data & 0xffffffffull) | (uint64_t)flag << 32;
-  const uint64_t hi = (data >> 32) | (uint64_t)flag << 32;
-  if (Gpu)
-    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(lo),
-                 "l"(hi)
-                 : "memory");
-  else
-    purlin::sm::storeLine(line, data, flag);
+  if (!Gpu)
+    return purlin::sm::storeLine(line, data, flag);
+  uint64_t lo, hi;
+  purlin::sm::packLine(data, flag, lo, hi);
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(lo),
+               "l"(hi)
+               : "memory");
 }
 template <bool Gpu>
 __device__ __forceinline__ bool peekLineAt(const char *line, uint32_t flag, uint64_t &data) {
@@ -397,8 +396,7 @@ __device__ __forceinline__ bool peekLineAt(const char *line, uint32_t flag, uint
                : "=l"(lo), "=l"(hi)
                : "l"(line)
                : "memory");
-  data = (lo & 0xffffffffull) | hi << 32;
-  return (uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag;
+  return purlin::sm::unpackLine(lo, hi, flag, data);
 }
 template <bool Missing, bool Gpu> struct HandLLBatch : Keeps {
   static constexpr bool kLines = true;

@@ -41,10 +41,24 @@ namespace sm {
 
 constexpr int kLineBytes = 16, kLineData = 8;
 
+/// A line's two 64-bit elements {4 data bytes, flag} for 8 data bytes.
+__device__ __forceinline__ void packLine(uint64_t data, uint32_t flag,
+                                         uint64_t &lo, uint64_t &hi) {
+  lo = (data & 0xffffffffull) | (uint64_t)flag << 32;
+  hi = (data >> 32) | (uint64_t)flag << 32;
+}
+/// A line's 8 data bytes from its two elements; whether both flags show
+/// `flag`.
+__device__ __forceinline__ bool unpackLine(uint64_t lo, uint64_t hi,
+                                           uint32_t flag, uint64_t &data) {
+  data = (lo & 0xffffffffull) | hi << 32;
+  return (uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag;
+}
+
 __device__ __forceinline__ void storeLine(char *line, uint64_t data,
                                           uint32_t flag) {
-  const uint64_t lo = (data & 0xffffffffull) | (uint64_t)flag << 32;
-  const uint64_t hi = (data >> 32) | (uint64_t)flag << 32;
+  uint64_t lo, hi;
+  packLine(data, flag, lo, hi);
   asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line),
                "l"(lo), "l"(hi)
                : "memory");
@@ -58,8 +72,7 @@ __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
                : "=l"(lo), "=l"(hi)
                : "l"(line)
                : "memory");
-  data = (lo & 0xffffffffull) | hi << 32;
-  return (uint32_t)(lo >> 32) == flag && (uint32_t)(hi >> 32) == flag;
+  return unpackLine(lo, hi, flag, data);
 }
 
 /// Polls the line until both flags show `flag`; false after the timeout.
