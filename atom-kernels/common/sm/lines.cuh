@@ -266,6 +266,32 @@ __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
   return true;
 }
 
+/// One poll of line j of the slots s[] (ns of them, ns <= kFastPtrs; the
+/// caller points s[u] for u >= ns at slot ns-1, so every load is
+/// unconditional): the kFastPtrs loads issued back to back, then the
+/// flags; v[u] the data of slot u's line. The slots below ns whose line is
+/// not there yet, as a bit mask. (A load guarded by `u < ns` needs a
+/// predicate each, live across the poll loop: ptxas ran out of them and
+/// looked at lines 1 and 2 before it issued the rest, three round trips a
+/// poll: docs/performance.md, twentieth session.)
+__device__ __forceinline__ uint32_t pollLines(const char *const (&s)[kFastPtrs],
+                                              int ns, int64_t j, uint32_t flag,
+                                              uint64_t (&v)[kFastPtrs]) {
+  uint64_t lo[kFastPtrs], hi[kFastPtrs];
+#pragma unroll
+  for (int u = 0; u < kFastPtrs; ++u)
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(lo[u]), "=l"(hi[u])
+                 : "l"(s[u] + j * kLineBytes)
+                 : "memory");
+  uint32_t missing = 0;
+#pragma unroll
+  for (int u = 0; u < kFastPtrs; ++u)
+    if (!unpackLine(lo[u], hi[u], flag, v[u]))
+      missing |= 1u << u;
+  return missing & ((1u << ns) - 1);
+}
+
 /// A flagged consume from registers, op OP: the lines from data byte soff
 /// on of each of the ns slots src[] (ns <= kFastPtrs), `bytes` of data,
 /// combined in source order into dst + doff. A thread loads its line of
@@ -282,37 +308,29 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
   constexpr int es = sizeof(Raw), epl = kLineData / es;
   const char *s[kFastPtrs];
 #pragma unroll
-  for (int i = 0; i < kFastPtrs; ++i)
-    s[i] = i < ns ? src[i] + soff / kLineData * kLineBytes : nullptr;
+  for (int i = 0; i < kFastPtrs; ++i) // past ns: slot ns-1 again (pollLines)
+    s[i] = src[i < ns ? i : ns - 1] + soff / kLineData * kLineBytes;
   char *d = dst + doff;
   const bool whole = ((uintptr_t)d & 7) == 0;
   const int64_t full = bytes / kLineData, nl = (bytes + kLineData - 1) / kLineData;
   for (int64_t j = tid; j < nl; j += nthr) {
-    // Every slot's line at once; while any is missing, all of them again
-    // (a loop over the unrolled loads, so v stays in registers: polling
-    // one line through a reference put v in local memory).
+    // Every slot's line at once (pollLines: one round trip for all of
+    // them); while any is missing, all of them again. The timer is read
+    // every 1024th poll only, so a line that comes within the first polls
+    // costs no timer read.
     uint64_t v[kFastPtrs];
-    bool all = true;
-#pragma unroll
-    for (int u = 0; u < kFastPtrs; ++u) {
-      uint64_t x = 0; // set on every path: nothing carried to the next line
-      if (u < ns)
-        all &= peekLine(s[u] + j * kLineBytes, flag, x);
-      v[u] = x;
-    }
-    if (!all) {
-      const uint64_t start = globalTimerNs();
-      for (uint32_t i = 1; !all; ++i) {
-        all = true;
-#pragma unroll
-        for (int u = 0; u < kFastPtrs; ++u) {
-          uint64_t x = 0;
-          if (u < ns)
-            all &= peekLine(s[u] + j * kLineBytes, flag, x);
-          v[u] = x;
+    uint32_t missing = pollLines(s, ns, j, flag, v);
+    if (missing) {
+      uint64_t start = 0;
+      for (uint32_t i = 1; missing; ++i) {
+        missing = pollLines(s, ns, j, flag, v);
+        if (missing && (i & 1023) == 0) {
+          const uint64_t now = globalTimerNs();
+          if (start == 0)
+            start = now;
+          else if (now - start > timeout)
+            return false;
         }
-        if (!all && (i & 1023) == 0 && globalTimerNs() - start > timeout)
-          return false;
       }
     }
     uint64_t out = v[0];
