@@ -13,7 +13,11 @@
 #                                     the GPU test and the benchmark for
 #                                     sm_90 (build-dp/), runs them; logs in
 #                                     $OUT (default build-dp/logs), summary
-#                                     printed last
+#                                     printed last; DP_ONLY="a;b" builds
+#                                     those collectives only, DP_LL512=0
+#                                     skips the 512-thread LL build (a
+#                                     short device call: the changed LL
+#                                     kernels alone)
 #
 # DIR holds one build's collectives, renamed where two targets of one
 # example share a build (the registry is by name): every copy example for
@@ -92,13 +96,13 @@ run)
   B=build-dp
   t0=$(date +%s)
   cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY="${DP_ONLY:-}" \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
   targets="purlin-gpu-test purlin-bench"
   [ "$phase" = ll ] || targets="$targets purlin-gemm-overlap"
   [ "$phase" = ll ] && targets="$targets purlin-latency-probe"
-  if [ "$phase" = ll ]; then
+  if [ "$phase" = ll ] && [ "${DP_LL512:-1}" = 1 ]; then
     # Beside it, the bench with LL plans' kernels at the common bound (512
     # threads, 128 registers: the seventeenth session's change undone,
     # PURLIN_SM_LL_THREADS=512), all_reduce_ll only, timed in the same run.
