@@ -127,7 +127,7 @@ purlinStatus bindBuffers(const purlinColl *c, const purlinArgs *a,
 /// call's overlap (each output at its input's address, or any other).
 purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
                       int64_t maxBytes, const exec::Shared &S, bool ownRow,
-                      int &pick) {
+                      bool severalLaunches, int &pick) {
   const Collective &d = c->desc;
   int es[exec::kMaxBuffers];
   for (size_t i = 0; i < d.buffers.size(); ++i)
@@ -142,7 +142,7 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
                                                     d.buffers.size(),
                                1, c->lastElems.data(), es)
              : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es);
-  pick = choosePlan(info, maxBytes, overlap, R, "", !S.oneLaunch);
+  pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches);
   if (pick >= 0)
     return PURLIN_SUCCESS;
   int reach = 0;
@@ -241,47 +241,70 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   clock.mark(1);
   int pick = -1;
   if (purlinStatus st =
-          pickPlan(c, flat, maxBytes, S, !missed.empty(), pick))
+          pickPlan(c, flat, maxBytes, S, !missed.empty(), !S.oneLaunch, pick))
     return st;
   clock.mark(2);
-  const purlin_plan_info &pl = c->info->plans[pick];
-  S.L = pl.lanes;
-  S.K = pl.chunks;
-  S.laneThreads = smallLaneThreads(*c, maxBytes);
-  S.nsignals = pl.nsignals;
-  S.parityStride = c->planParityStride[pick]; // the halves of every call size
-  const int64_t need = pl.layout(&S);
-  if (need > c->planScratchBytes[pick]) // past the maximum binding's layout
+  // The plan's values and layout in S; false: more scratch than the
+  // instance has (past its maxParams).
+  auto layFor = [&](int p) {
+    const purlin_plan_info &pl = c->info->plans[p];
+    S.L = pl.lanes;
+    S.K = pl.chunks;
+    S.laneThreads = smallLaneThreads(*c, maxBytes);
+    S.nsignals = pl.nsignals;
+    S.parityStride = c->planParityStride[p]; // the halves of every call size
+    const int64_t need = pl.layout(&S);
+    if (need <= c->planScratchBytes[p])
+      return PURLIN_SUCCESS;
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy + "' needs " +
                     std::to_string(need) +
                     " bytes of scratch for this "
                     "launch; the instance has " +
-                    std::to_string(c->planScratchBytes[pick]) +
+                    std::to_string(c->planScratchBytes[p]) +
                     " (its maxParams)");
+  };
+  if (purlinStatus st = layFor(pick))
+    return st;
   if (emptyParityLaunch(S)) {
     // Nothing to move, and a launch that reads no peer's line would break
     // the order the parity halves rely on (a call of count 0 between two
     // others): not launched, on any rank.
-    c->lastPlan = pl.strategy;
+    c->lastPlan = c->info->plans[pick].strategy;
     clock.done();
     return ok();
   }
   // Ranks whose launches are not ordered (several GPUs or processes): a
   // parity plan's call in which one staged clause moves nothing while
   // another moves would let a rank run two launches ahead of a peer and
-  // overwrite lines it has not read (partialParityLaunch): refused, on
-  // every rank alike (the call's arguments are every rank's).
+  // overwrite lines it has not read (partialParityLaunch). Where the
+  // chooser took the plan for its low-latency band (several_launches), the
+  // call goes to the plans with barriers instead (every rank alike: the
+  // call's arguments are every rank's; a barrier plan's call orders the
+  // ranks, so the parity plan's next launch follows it safely); a plan
+  // that is the collective's only one is refused.
   if ((comm->devices.size() > 1 || comm->multiProcess) &&
-      partialParityLaunch(pl, c->maxP, S))
-    return fail(PURLIN_ERR_NO_PLAN,
-                std::string("plan '") + pl.strategy +
-                    "' cannot run this call on ranks in several launches: a "
-                    "clause it stages by launch parity moves nothing here "
-                    "while another moves, which would let a rank overwrite "
-                    "lines a peer has not read yet (docs/snac.md); use a plan "
-                    "with barriers (e.g. --strategy=staged or auto) for such "
-                    "sizes");
+      partialParityLaunch(c->info->plans[pick], c->maxP, S)) {
+    int other = -1;
+    if (c->info->plans[pick].several_launches &&
+        pickPlan(c, flat, maxBytes, S, !missed.empty(), false, other) ==
+            PURLIN_SUCCESS &&
+        !c->info->plans[other].several_launches) {
+      pick = other;
+      if (purlinStatus st = layFor(pick))
+        return st;
+    } else {
+      return fail(PURLIN_ERR_NO_PLAN,
+                  std::string("plan '") + c->info->plans[pick].strategy +
+                      "' cannot run this call on ranks in several launches: a "
+                      "clause it stages by launch parity moves nothing here "
+                      "while another moves, which would let a rank overwrite "
+                      "lines a peer has not read yet (docs/snac.md); use a plan "
+                      "with barriers (e.g. --strategy=staged or auto) for such "
+                      "sizes");
+    }
+  }
+  const purlin_plan_info &pl = c->info->plans[pick];
   // Ranks whose launches are not ordered (several GPUs or processes): every
   // area where calls of other sizes put it too (areasAtMaxima; after the
   // empty test, which reads the call's own slots).
