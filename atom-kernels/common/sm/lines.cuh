@@ -266,27 +266,28 @@ __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
   return true;
 }
 
-/// One poll of line j of the slots s[] (ns of them, ns <= kFastPtrs; the
-/// caller points s[u] for u >= ns at slot ns-1, so every load is
-/// unconditional): the kFastPtrs loads issued back to back, then the
-/// flags; v[u] the data of slot u's line. The slots below ns whose line is
-/// not there yet, as a bit mask. (A load guarded by `u < ns` needs a
-/// predicate each, live across the poll loop: ptxas ran out of them and
-/// looked at lines 1 and 2 before it issued the rest, three round trips a
-/// poll: docs/performance.md, twentieth session.)
-__device__ __forceinline__ uint32_t pollLines(const char *const (&s)[kFastPtrs],
-                                              int ns, int64_t j, uint32_t flag,
-                                              uint64_t (&v)[kFastPtrs]) {
-  uint64_t lo[kFastPtrs], hi[kFastPtrs];
+/// One poll of line j of the slots s[] (ns of them, ns <= NS; the caller
+/// points s[u] for u >= ns at slot ns-1, so every load is unconditional):
+/// the NS loads issued back to back, then the flags; v[u] the data of slot
+/// u's line. The slots below ns whose line is not there yet, as a bit
+/// mask. (A load guarded by `u < ns` needs a predicate each, live across
+/// the poll loop: ptxas ran out of them and looked at lines 1 and 2 before
+/// it issued the rest, three round trips a poll: docs/performance.md,
+/// twentieth session.)
+template <int NS>
+__device__ __forceinline__ uint32_t pollLines(const char *const (&s)[NS], int ns,
+                                              int64_t j, uint32_t flag,
+                                              uint64_t (&v)[NS]) {
+  uint64_t lo[NS], hi[NS];
 #pragma unroll
-  for (int u = 0; u < kFastPtrs; ++u)
+  for (int u = 0; u < NS; ++u)
     asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
                  : "=l"(lo[u]), "=l"(hi[u])
                  : "l"(s[u] + j * kLineBytes)
                  : "memory");
   uint32_t missing = 0;
 #pragma unroll
-  for (int u = 0; u < kFastPtrs; ++u)
+  for (int u = 0; u < NS; ++u)
     if (!unpackLine(lo[u], hi[u], flag, v[u]))
       missing |= 1u << u;
   return missing & ((1u << ns) - 1);
@@ -298,17 +299,17 @@ __device__ __forceinline__ uint32_t pollLines(const char *const (&s)[kFastPtrs],
 /// every slot at once (one 16-byte load each), polls those not there yet,
 /// combines and stores: no Move, no shared memory, no lane barrier between
 /// the lines. False: a line did not arrive in time.
-template <class E, int OP>
-__device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
-                                            char *dst, int64_t soff,
-                                            int64_t doff, int64_t bytes,
-                                            int tid, int nthr, uint32_t flag,
-                                            uint64_t timeout) {
+template <class E, int OP, int NS>
+__device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
+                                               char *dst, int64_t soff,
+                                               int64_t doff, int64_t bytes,
+                                               int tid, int nthr, uint32_t flag,
+                                               const uint64_t *aux) {
   using Raw = typename E::Raw;
   constexpr int es = sizeof(Raw), epl = kLineData / es;
-  const char *s[kFastPtrs];
+  const char *s[NS];
 #pragma unroll
-  for (int i = 0; i < kFastPtrs; ++i) // past ns: slot ns-1 again (pollLines)
+  for (int i = 0; i < NS; ++i) // past ns: slot ns-1 again (pollLines)
     s[i] = src[i < ns ? i : ns - 1] + soff / kLineData * kLineBytes;
   char *d = dst + doff;
   const bool whole = ((uintptr_t)d & 7) == 0;
@@ -318,7 +319,7 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
     // them); while any is missing, all of them again. The timer is read
     // every 1024th poll only, so a line that comes within the first polls
     // costs no timer read.
-    uint64_t v[kFastPtrs];
+    uint64_t v[NS];
     uint32_t missing = pollLines(s, ns, j, flag, v);
     if (missing) {
       uint64_t start = 0;
@@ -328,8 +329,8 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
           const uint64_t now = globalTimerNs();
           if (start == 0)
             start = now;
-          else if (now - start > timeout)
-            return false;
+          else if (now - start > (aux[1] ? aux[1] : kDefaultTimeoutNs))
+            return false; // the timeout read here only: no load before the polls
         }
       }
     }
@@ -340,7 +341,7 @@ __device__ __noinline__ bool consumeLinesOp(const char *const *src, int ns,
       for (int e = 0; e < epl; ++e)
         acc[e] = E::widen(lineElem<Raw>(v[0], e));
 #pragma unroll
-      for (int u = 1; u < kFastPtrs; ++u) {
+      for (int u = 1; u < NS; ++u) {
         if (u >= ns)
           break;
 #pragma unroll
@@ -428,9 +429,20 @@ __device__ __forceinline__ int consumeLines(int fmt, const char *const *src,
                                                 tid, nthr, ctx);
             return;
           }
-        if constexpr ((FMTS & exec::kLinesLLBit) != 0)
-          arrived = consumeLinesOp<E, OP>(src, ns, dst, soff, doff, bytes, tid,
-                                          nthr, (uint32_t)ctx.flag, ctx.timeout());
+        if constexpr ((FMTS & exec::kLinesLLBit) != 0) {
+          // One slot (a copy, or one contribution: the copy path) polls
+          // one line; more poll kFastPtrs, those past ns at slot ns-1
+          // (pollLines).
+          if constexpr (OP == exec::kCopy)
+            if (ns == 1) {
+              arrived = consumeLinesOp<E, OP, 1>(src, ns, dst, soff, doff, bytes, tid,
+                                                 nthr, (uint32_t)ctx.flag, ctx.aux);
+              return;
+            }
+          arrived = consumeLinesOp<E, OP, kFastPtrs>(src, ns, dst, soff, doff, bytes,
+                                                     tid, nthr, (uint32_t)ctx.flag,
+                                                     ctx.aux);
+        }
       }))
     return 0;
   return arrived ? 1 : -1;
