@@ -277,23 +277,20 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   // Ranks whose launches are not ordered (several GPUs or processes): a
   // parity plan's call in which one staged clause moves nothing while
   // another moves would let a rank run two launches ahead of a peer and
-  // overwrite lines it has not read (partialParityLaunch). Where the
-  // chooser took the plan for its low-latency band (several_launches), the
-  // call goes to the plans with barriers instead (every rank alike: the
-  // call's arguments are every rank's; a barrier plan's call orders the
-  // ranks, so the parity plan's next launch follows it safely); a plan
-  // that is the collective's only one is refused.
-  if ((comm->devices.size() > 1 || comm->multiProcess) &&
-      partialParityLaunch(c->info->plans[pick], c->maxP, S)) {
+  // overwrite lines it has not read (partialParityLaunch): the plans with
+  // barriers take it where the chooser picked the parity plan for its
+  // low-latency band, else it is refused (unorderedCall).
+  if (comm->devices.size() > 1 || comm->multiProcess) {
+    const Unordered u = unorderedCall(c->info->plans[pick], c->maxP, S);
     int other = -1;
-    if (c->info->plans[pick].several_launches &&
+    if (u == Unordered::kBarriers &&
         pickPlan(c, flat, maxBytes, S, !missed.empty(), false, other) ==
             PURLIN_SUCCESS &&
         !c->info->plans[other].several_launches) {
       pick = other;
       if (purlinStatus st = layFor(pick))
         return st;
-    } else {
+    } else if (u != Unordered::kRun) {
       return fail(PURLIN_ERR_NO_PLAN,
                   std::string("plan '") + c->info->plans[pick].strategy +
                       "' cannot run this call on ranks in several launches: a "

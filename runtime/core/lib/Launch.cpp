@@ -143,6 +143,13 @@ bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
   return false;
 }
 
+Unordered unorderedCall(const purlin_plan_info &pl, const exec::Params &maxP,
+                        const exec::Shared &S) {
+  if (!partialParityLaunch(pl, maxP, S))
+    return Unordered::kRun;
+  return pl.several_launches ? Unordered::kBarriers : Unordered::kRefuse;
+}
+
 bool emptyParityLaunch(const exec::Shared &S) {
   if (!S.parityAreas)
     return false;

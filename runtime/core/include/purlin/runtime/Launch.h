@@ -83,6 +83,19 @@ bool emptyParityLaunch(const exec::Shared &S);
 bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
                          const exec::Shared &S);
 
+/// What becomes of a call laid out in `S` for plan `pl` where the ranks'
+/// launches are not ordered (several GPUs or processes): kRun as chosen;
+/// kBarriers where the chooser took pl for its low-latency band
+/// (several_launches) and partialParityLaunch flags the call, which the
+/// plans with barriers then run instead (choosePlan without several
+/// launches: a barrier plan's call orders the ranks, so the parity plan's
+/// next launch follows it safely); kRefuse where such a plan is the
+/// collective's only kind (built with --strategy=staged_ll, say). Every
+/// rank decides alike: the call's arguments are every rank's.
+enum class Unordered { kRun, kBarriers, kRefuse };
+Unordered unorderedCall(const purlin_plan_info &pl, const exec::Params &maxP,
+                        const exec::Shared &S);
+
 /// Moves a launch's areas (S after the plan's layout: input copies, staging
 /// slots, partial and received areas) to their places in the plan's layout
 /// at the maximum values `maxP` (the same ranks, lanes and element size).

@@ -1,0 +1,123 @@
+// Unit tests of the runtime core's plan choice (purlin/runtime/Launch.h):
+// choosePlan's low-latency band (plans for several launches only), and
+// what a call does where the ranks' launches are not ordered
+// (unorderedCall over partialParityLaunch): run, go to the plans with
+// barriers (a low-latency band plan), or be refused (a parity plan that is
+// the collective's only kind). purlinLaunch (runtime/cuda/Launch.cpp)
+// acts on both; this checks the decisions without a GPU.
+#include "check.h"
+
+#include "purlin/runtime/Launch.h"
+
+#include <cstring>
+
+using namespace purlin;
+
+namespace {
+
+// A layout of two clauses staged by launch parity: clause k's slots are
+// 16 bytes a name of scalar k (P.s[k] names), the scratch their sum.
+int64_t twoClauseLayout(purlin_shared_t *raw) {
+  exec::Shared *S = (exec::Shared *)raw;
+  S->parityAreas = 2;
+  S->parityClauses = 3;
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    S->slotBytes[k] = 0;
+  S->slotBytes[0] = S->P.s[0] * 16;
+  S->slotBytes[1] = S->P.s[1] * 16;
+  return (S->slotBytes[0] + S->slotBytes[1]) * S->R;
+}
+// A layout without parity areas (a plan with barriers).
+int64_t plainLayout(purlin_shared_t *raw) {
+  exec::Shared *S = (exec::Shared *)raw;
+  S->parityAreas = 0;
+  S->parityClauses = 0;
+  for (int k = 0; k < exec::kMaxClauses; ++k)
+    S->slotBytes[k] = 0;
+  return 0;
+}
+
+purlin_plan_info plan(const char *strategy, int64_t lo, int64_t hi, bool several,
+                      int64_t (*layout)(purlin_shared_t *)) {
+  purlin_plan_info p;
+  std::memset(&p, 0, sizeof p);
+  p.strategy = strategy;
+  p.lanes = 4;
+  p.chunks = 1;
+  p.min_bytes = lo;
+  p.max_bytes = hi;
+  p.several_launches = several ? 1 : 0;
+  p.layout = layout;
+  p.inplace_max_ranks = 8;
+  p.exclusive_scratch = several ? 1 : 0;
+  return p;
+}
+
+exec::Shared laid(const purlin_plan_info &p, int64_t c0, int64_t c1) {
+  exec::Shared S;
+  std::memset(&S, 0, sizeof S);
+  S.R = 4;
+  S.P.s[0] = c0;
+  S.P.s[1] = c1;
+  p.layout(&S);
+  return S;
+}
+
+// The default chooser with --ll-bytes=65536: staged_ll below 64 KiB for
+// calls in several launches, direct below 256 KiB, two_shot above.
+void lowLatencyBand() {
+  purlin_plan_info plans[3] = {
+      plan("staged_ll", 0, 65536, true, twoClauseLayout),
+      plan("direct", 0, 262144, false, plainLayout),
+      plan("two_shot", 262144, -1, false, plainLayout)};
+  purlin_collective_info info;
+  std::memset(&info, 0, sizeof info);
+  info.nplans = 3;
+  info.plans = plans;
+  CHECK_EQ(choosePlan(&info, 8192, InPlace::No, 4, "", true), 0);
+  CHECK_EQ(choosePlan(&info, 8192, InPlace::No, 4, "", false), 1);
+  CHECK_EQ(choosePlan(&info, 65536, InPlace::No, 4, "", true), 1);
+  CHECK_EQ(choosePlan(&info, 1 << 20, InPlace::No, 4, "", true), 2);
+  // Without several launches no band pick nor last resort is the
+  // low-latency plan: what the fallback of unorderedCall relies on.
+  for (int64_t b : {0, 8, 8192, 65535, 65536, 1 << 20})
+    CHECK(choosePlan(&info, b, InPlace::No, 4, "", false) != 0);
+}
+
+// Clause 1 idle (count 0) while clause 0 moves, at a maximum binding where
+// both move: partialParityLaunch flags it; the low-latency band's plan goes
+// to the barriers, the only parity plan is refused; calls where both move,
+// or neither, run as chosen.
+void unorderedCalls() {
+  exec::Params maxP;
+  std::memset(&maxP, 0, sizeof maxP);
+  maxP.s[0] = 4099;
+  maxP.s[1] = 263;
+  const purlin_plan_info band = plan("staged_ll", 0, 65536, true, twoClauseLayout);
+  const purlin_plan_info only = plan("staged_ll", 0, -1, false, twoClauseLayout);
+  const purlin_plan_info plain = plan("direct", 0, -1, false, plainLayout);
+  {
+    const exec::Shared S = laid(band, 1031, 0);
+    CHECK(partialParityLaunch(band, maxP, S));
+    CHECK(unorderedCall(band, maxP, S) == Unordered::kBarriers);
+    CHECK(unorderedCall(only, maxP, laid(only, 1031, 0)) == Unordered::kRefuse);
+  }
+  CHECK(unorderedCall(band, maxP, laid(band, 1031, 7)) == Unordered::kRun);
+  CHECK(unorderedCall(only, maxP, laid(only, 1031, 7)) == Unordered::kRun);
+  CHECK(unorderedCall(only, maxP, laid(only, 0, 0)) == Unordered::kRun); // empty: skipped
+  CHECK(emptyParityLaunch(laid(only, 0, 0)));
+  CHECK(unorderedCall(plain, maxP, laid(plain, 1031, 0)) == Unordered::kRun);
+  // Idle here and at the maximum binding too: nothing of that clause is
+  // ever staged, so no order is broken.
+  exec::Params noSecond = maxP;
+  noSecond.s[1] = 0;
+  CHECK(unorderedCall(only, noSecond, laid(only, 1031, 0)) == Unordered::kRun);
+}
+
+} // namespace
+
+int main() {
+  lowLatencyBand();
+  unorderedCalls();
+  return purlin_test::finish();
+}
