@@ -398,59 +398,116 @@ __device__ __forceinline__ bool peekLineAt(const char *line, uint32_t flag, uint
                : "memory");
   return purlin::sm::unpackLine(lo, hi, flag, data);
 }
+// The hand-written batch LL's push: each thread stores its lines to the 8
+// ranks' slots (its lines: j0, j0 + step, ... over every lane).
+template <bool Gpu, class T> __device__ void batchPush(T &t) {
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
+  const uint32_t flag = (uint32_t)t.epoch();
+  const uint64_t *in = (const uint64_t *)S.buf[r][0];
+  const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
+  const int64_t step = (int64_t)S.L * blockDim.x;
+  for (int64_t j = j0; j < lines; j += step) {
+    const uint64_t d = in[j];
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      storeLineAt<Gpu>(S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0] +
+                           j * purlin::sm::kLineBytes,
+                       d, flag);
+  }
+}
+// Its consume: each thread loads its line of the 8 slots at once, polls
+// (all again, or the missing ones), sums in f32 and stores 8 bytes.
+template <bool Missing, bool Gpu, class T> __device__ void batchConsume(T &t) {
+  const Shared &S = t.shared();
+  const int r = t.rank();
+  const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
+  const uint32_t flag = (uint32_t)t.epoch();
+  const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
+  const int64_t step = (int64_t)S.L * blockDim.x;
+  const char *mine = S.scratch[r] + S.stagingOff[0];
+  uint64_t *out = (uint64_t *)S.buf[r][1];
+  for (int64_t j = j0; j < lines; j += step) {
+    uint64_t v[8];
+    uint32_t missing = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      uint64_t x = 0;
+      if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag, x))
+        missing |= 1u << q;
+      v[q] = x;
+    }
+    for (uint64_t n = 0; missing; ++n) {
+      uint32_t now = 0;
+#pragma unroll
+      for (int q = 0; q < 8; ++q) {
+        if (Missing && !(missing >> q & 1u))
+          continue;
+        uint64_t x = 0;
+        if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag,
+                             x))
+          now |= 1u << q;
+        v[q] = x;
+      }
+      missing = now;
+      if (n > (1ull << 22))
+        return; // timing only: a lost line ends the thread
+    }
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      addBf16x4(acc, v[q]);
+    out[j] = packBf16x4(acc);
+  }
+}
 template <bool Missing, bool Gpu> struct HandLLBatch : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    batchPush<Gpu>(t);
+    __syncthreads();
+    batchConsume<Missing, Gpu>(t);
+  }
+};
+// The generated and the hand-written halves crossed (twentieth session:
+// which half holds the generated LL steps' 1.3 us over the batch floor).
+// The probe's layout has no parity areas, so both halves address the same
+// slots (line j of slot q at j * 16), whatever lane wrote or reads it.
+struct GenPushHandConsume : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    stagePush<Clause0>(t, 0, kFlagged);
+    batchConsume<false, false>(t);
+  }
+};
+// The target's register push (sm::pushLinesLL) called directly with the
+// lane's contiguous piece, as pushRegisters cuts it, without exec's setup
+// (flows, makeBox, the staging slots), then the batch consume: whether the
+// generated push's cost is pushLinesLL's loop or what runs before it.
+struct PushLinesBatchConsume : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
     const Shared &S = t.shared();
     const int r = t.rank();
-    const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
-    const uint32_t flag = (uint32_t)t.epoch();
-    const uint64_t *in = (const uint64_t *)S.buf[r][0];
-    const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
-    const int64_t step = (int64_t)S.L * blockDim.x;
-    for (int64_t j = j0; j < lines; j += step) {
-      const uint64_t d = in[j];
+    const int64_t n = S.P.s[1]; // bf16 names
+    const int64_t a = n * t.lane() / S.L / 8 * 8, b = (t.lane() + 1 == S.L) ? n : n * (t.lane() + 1) / S.L / 8 * 8;
+    char *dst[purlin::sm::kFastPtrs];
 #pragma unroll
-      for (int q = 0; q < 8; ++q)
-        storeLineAt<Gpu>(S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0] +
-                             j * purlin::sm::kLineBytes,
-                         d, flag);
-    }
+    for (int q = 0; q < purlin::sm::kFastPtrs; ++q)
+      dst[q] = S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0];
+    if (a < b)
+      purlin::sm::pushLinesLL((const char *)S.buf[r][0], dst, 8, a * 2, a * 2, (b - a) * 2,
+                              t.thread(), t.threads(), (uint32_t)t.epoch());
     __syncthreads();
-    const char *mine = S.scratch[r] + S.stagingOff[0];
-    uint64_t *out = (uint64_t *)S.buf[r][1];
-    for (int64_t j = j0; j < lines; j += step) {
-      uint64_t v[8];
-      uint32_t missing = 0;
-#pragma unroll
-      for (int q = 0; q < 8; ++q) {
-        uint64_t x = 0;
-        if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag, x))
-          missing |= 1u << q;
-        v[q] = x;
-      }
-      for (uint64_t n = 0; missing; ++n) {
-        uint32_t now = 0;
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-          if (Missing && !(missing >> q & 1u))
-            continue;
-          uint64_t x = 0;
-          if (!peekLineAt<Gpu>(mine + q * S.slotBytes[0] + j * purlin::sm::kLineBytes, flag,
-                               x))
-            now |= 1u << q;
-          v[q] = x;
-        }
-        missing = now;
-        if (n > (1ull << 22))
-          return; // timing only: a lost line ends the thread
-      }
-      float acc[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        addBf16x4(acc, v[q]);
-      out[j] = packBf16x4(acc);
-    }
+    batchConsume<false, false>(t);
+  }
+};
+struct HandPushGenConsume : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    batchPush<false>(t);
+    __syncthreads();
+    consume<Clause0>(t, kSelMine, kSrcStaging, kDstSelf, 0, kFlagged);
   }
 };
 // The probe launches bf16 sum alone: its kernels hold that op (and copy),
@@ -525,7 +582,10 @@ int main() {
             {"  LL polled 8 at once", probe::entry<probe::HandLLBatch<false, false>>, probe::layoutLines, 1},
             {"  LL, missing re-polled", probe::entry<probe::HandLLBatch<true, false>>, probe::layoutLines, 1},
             {"  LL 8 at once, gpu scope", probe::entry<probe::HandLLBatch<false, true>>, probe::layoutLines, 1},
-            {"  LL missing, gpu scope", probe::entry<probe::HandLLBatch<true, true>>, probe::layoutLines, 1}};
+            {"  LL missing, gpu scope", probe::entry<probe::HandLLBatch<true, true>>, probe::layoutLines, 1},
+            {"generated push, batch consume", probe::entry<probe::GenPushHandConsume>, probe::layoutLines, 1},
+            {"batch push, generated consume", probe::entry<probe::HandPushGenConsume>, probe::layoutLines, 1},
+            {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
