@@ -158,7 +158,15 @@ purlinStatus allocateResources(purlinColl &c, const Binding &maxB) {
   for (int i = 0; i < info->nplans; ++i) {
     const purlin_plan_info &pl = info->plans[i];
     int64_t stride = 0; // where the layout at the maxima puts half 1
-    need[i] = layoutAtMaxima(pl, S, stride);
+    // A low-latency band plan at the band's binding (Internal.h, planMaxP).
+    exec::Shared Si = S;
+    Binding band;
+    if (pl.several_launches && pl.max_bytes > 0 &&
+        bandBinding(c.desc, maxB, pl.max_bytes, band) &&
+        !fillParams(c.desc, band, Si.P, err))
+      return fail(PURLIN_ERR_PARAM_RANGE, "the low-latency band's binding: " + err);
+    c.planMaxP.push_back(Si.P);
+    need[i] = layoutAtMaxima(pl, Si, stride);
     c.planParityStride.push_back(stride);
     if (!pl.exclusive_scratch && need[i] > shared)
       shared = need[i];

@@ -145,6 +145,11 @@ struct purlinColl {
   // The parameters at the maximum binding (maxParams): where every launch
   // whose ranks are not all in one launch puts its areas (areasAtMaxima).
   purlin::exec::Params maxP{};
+  // Per plan, the parameters its scratch is laid out at: maxP, or for a
+  // plan of the low-latency band (several_launches) the band's binding
+  // (bandBinding: its scratch is 4R times a rank's buffer, so it is sized
+  // by the band's largest call, not by maxParams).
+  std::vector<purlin::exec::Params> planMaxP;
   bool hasOpParam = false;
   bool hasEpilogue = false;    // some clause has an epilogue
   // Per buffer, the element type it declares (an epilogue's own buffer of

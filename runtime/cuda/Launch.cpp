@@ -245,7 +245,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     return st;
   clock.mark(2);
   // The plan's values and layout in S; false: more scratch than the
-  // instance has (past its maxParams).
+  // instance has for it (past its maxParams, or a band plan's binding).
   auto layFor = [&](int p) {
     const purlin_plan_info &pl = c->info->plans[p];
     S.L = pl.lanes;
@@ -253,59 +253,81 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     S.laneThreads = smallLaneThreads(*c, maxBytes);
     S.nsignals = pl.nsignals;
     S.parityStride = c->planParityStride[p]; // the halves of every call size
-    const int64_t need = pl.layout(&S);
-    if (need <= c->planScratchBytes[p])
-      return PURLIN_SUCCESS;
+    return pl.layout(&S) <= c->planScratchBytes[p];
+  };
+  const bool unordered = comm->devices.size() > 1 || comm->multiProcess;
+  // A plan of the low-latency band (several_launches, purlinc --ll-bytes)
+  // takes the call only where it fits the band's binding, which its
+  // scratch is laid out at (planMaxP: bandBinding), and, on unordered ranks,
+  // where no parity clause idles while another moves (unorderedCall: a rank
+  // could overwrite lines a peer has not read). Else the plans with
+  // barriers take it (choosePlan without several launches; every rank
+  // decides alike, from the call's arguments; a barrier plan's call orders
+  // the ranks, so the band plan's next launch follows it safely).
+  if (c->info->plans[pick].several_launches) {
+    const purlin_plan_info &band = c->info->plans[pick];
+    bool fits = layFor(pick);
+    if (fits && emptyParityLaunch(S)) {
+      // Nothing to move, and a launch that reads no peer's line would
+      // break the order the parity halves rely on: not launched.
+      c->lastPlan = band.strategy;
+      clock.done();
+      return ok();
+    }
+    if (fits && unordered && unorderedCall(band, c->planMaxP[pick], S) != Unordered::kRun)
+      fits = false;
+    if (fits && !S.oneLaunch) {
+      exec::Shared T = S;
+      fits = areasAtMaxima(band, c->planMaxP[pick], T);
+    }
+    int other = -1;
+    if (!fits) {
+      if (purlinStatus st = pickPlan(c, flat, maxBytes, S, !missed.empty(), false, other))
+        return st;
+      if (c->info->plans[other].several_launches)
+        return fail(PURLIN_ERR_NO_PLAN,
+                    std::string("plan '") + band.strategy +
+                        "' cannot take this call and the collective has no plan "
+                        "with barriers for it");
+      pick = other;
+    }
+  }
+  const purlin_plan_info &pl = c->info->plans[pick];
+  if (!layFor(pick))
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy + "' needs " +
-                    std::to_string(need) +
+                    std::to_string(pl.layout(&S)) +
                     " bytes of scratch for this "
                     "launch; the instance has " +
-                    std::to_string(c->planScratchBytes[p]) +
+                    std::to_string(c->planScratchBytes[pick]) +
                     " (its maxParams)");
-  };
-  if (purlinStatus st = layFor(pick))
-    return st;
   if (emptyParityLaunch(S)) {
     // Nothing to move, and a launch that reads no peer's line would break
     // the order the parity halves rely on (a call of count 0 between two
     // others): not launched, on any rank.
-    c->lastPlan = c->info->plans[pick].strategy;
+    c->lastPlan = pl.strategy;
     clock.done();
     return ok();
   }
   // Ranks whose launches are not ordered (several GPUs or processes): a
   // parity plan's call in which one staged clause moves nothing while
   // another moves would let a rank run two launches ahead of a peer and
-  // overwrite lines it has not read (partialParityLaunch): the plans with
-  // barriers take it where the chooser picked the parity plan for its
-  // low-latency band, else it is refused (unorderedCall).
-  if (comm->devices.size() > 1 || comm->multiProcess) {
-    const Unordered u = unorderedCall(c->info->plans[pick], c->maxP, S);
-    int other = -1;
-    if (u == Unordered::kBarriers &&
-        pickPlan(c, flat, maxBytes, S, !missed.empty(), false, other) ==
-            PURLIN_SUCCESS &&
-        !c->info->plans[other].several_launches) {
-      pick = other;
-      if (purlinStatus st = layFor(pick))
-        return st;
-    } else if (u != Unordered::kRun) {
-      return fail(PURLIN_ERR_NO_PLAN,
-                  std::string("plan '") + c->info->plans[pick].strategy +
-                      "' cannot run this call on ranks in several launches: a "
-                      "clause it stages by launch parity moves nothing here "
-                      "while another moves, which would let a rank overwrite "
-                      "lines a peer has not read yet (docs/snac.md); use a plan "
-                      "with barriers (e.g. --strategy=staged or auto) for such "
-                      "sizes");
-    }
-  }
-  const purlin_plan_info &pl = c->info->plans[pick];
+  // overwrite lines it has not read (partialParityLaunch): refused where
+  // the parity plan is the collective's only kind (a band plan's call went
+  // to the barrier plans above).
+  if (unordered && unorderedCall(pl, c->planMaxP[pick], S) != Unordered::kRun)
+    return fail(PURLIN_ERR_NO_PLAN,
+                std::string("plan '") + pl.strategy +
+                    "' cannot run this call on ranks in several launches: a "
+                    "clause it stages by launch parity moves nothing here "
+                    "while another moves, which would let a rank overwrite "
+                    "lines a peer has not read yet (docs/snac.md); use a plan "
+                    "with barriers (e.g. --strategy=staged or auto) for such "
+                    "sizes");
   // Ranks whose launches are not ordered (several GPUs or processes): every
   // area where calls of other sizes put it too (areasAtMaxima; after the
   // empty test, which reads the call's own slots).
-  if (!S.oneLaunch && !areasAtMaxima(pl, c->maxP, S))
+  if (!S.oneLaunch && !areasAtMaxima(pl, c->planMaxP[pick], S))
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy +
                     "': a staging slot of this launch is larger than at "

@@ -114,10 +114,65 @@ void unorderedCalls() {
   CHECK(unorderedCall(only, noSecond, laid(only, 1031, 0)) == Unordered::kRun);
 }
 
+Collective desc(const char *text) {
+  Collective c;
+  std::string err;
+  CHECK_MSG(readDesc(text, c, err), err);
+  return c;
+}
+
+// all_reduce as purlinc --emit=desc writes it (one count C, type T).
+const char *kAllReduce = "purlin-desc 1\ncollective all_reduce\nparam R ranks\n"
+                         "param C count\nparam T type\nparam op redop\n"
+                         "buffer in x T [C]\nbuffer out y T [C]\nclause op\n"
+                         "  dim i [C]\n  from x @ [*] [i]\n  to y @ [*] [i]\nend\n";
+// Two counts, one buffer of N*H and one of H.
+const char *kRows = "purlin-desc 1\ncollective rows\nparam R ranks\n"
+                    "param N count\nparam H count\nparam T type\nparam op redop\n"
+                    "buffer in x T [N*H]\nbuffer out y T [N*H]\nclause op\n"
+                    "  dim i [N*H]\n  from x @ [*] [i]\n  to y @ [*] [i]\nend\n";
+
+// The band's binding: the largest counts whose 1-byte call stays below the
+// band's edge, whatever the instance's maxima (the LL plan's scratch is
+// laid out there, not at maxParams).
+void bandBindings() {
+  const Collective ar = desc(kAllReduce);
+  Binding maxB;
+  maxB.scalars = {{"R", 8}, {"C", int64_t(1) << 26}};
+  maxB.dtype = DType::BF16;
+  Binding b;
+  CHECK(bandBinding(ar, maxB, 65536, b));
+  CHECK_EQ(b.scalars["C"], 65535);
+  CHECK_EQ(b.scalars["R"], 8);
+  CHECK(b.dtype == DType::BF16);
+  // Every in-band call fits: the largest u8 call below 64 KiB has 65535
+  // elements, a bf16 one 32767.
+  Binding u8 = b;
+  u8.dtype = DType::U8;
+  CHECK(callBytes(ar, u8) < 65536);
+  u8.scalars["C"] = 65536;
+  CHECK_EQ(callBytes(ar, u8), 65536);
+  // Maxima already inside the band, no band, or a count of 0: kept.
+  Binding small = maxB;
+  small.scalars["C"] = 1000;
+  CHECK(!bandBinding(ar, small, 65536, b));
+  CHECK(!bandBinding(ar, maxB, 0, b));
+  // Two counts scale together.
+  const Collective rows = desc(kRows);
+  Binding m2;
+  m2.scalars = {{"R", 4}, {"N", 4096}, {"H", 8192}};
+  CHECK(bandBinding(rows, m2, 65536, b));
+  const int64_t n = b.scalars["N"], h = b.scalars["H"];
+  CHECK(n * h < 65536);
+  CHECK(n * h > 65536 / 2);
+  CHECK(n * 2 >= h - 2 && n * 2 <= h + 2); // the maxima's 1:2 shape
+}
+
 } // namespace
 
 int main() {
   lowLatencyBand();
   unorderedCalls();
+  bandBindings();
   return purlin_test::finish();
 }

@@ -143,6 +143,45 @@ bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
   return false;
 }
 
+bool bandBinding(const Collective &c, const Binding &maxB, int64_t maxBytes,
+                 Binding &out) {
+  if (maxBytes <= 0)
+    return false;
+  std::vector<std::pair<std::string, int64_t>> counts;
+  for (const Param &p : c.params) {
+    if (p.kind == ParamKind::Table)
+      return false;
+    if (p.kind != ParamKind::Count)
+      continue;
+    auto it = maxB.scalars.find(p.name);
+    if (it == maxB.scalars.end())
+      return false;
+    counts.emplace_back(p.name, it->second);
+  }
+  if (counts.empty())
+    return false;
+  // The bytes at scale t / 2^40 of every count, at 1-byte elements.
+  constexpr int64_t kOne = int64_t(1) << 40;
+  Binding b = maxB;
+  b.dtype = DType::U8;
+  auto bytesAt = [&](int64_t t) {
+    for (const auto &n : counts)
+      b.scalars[n.first] = (int64_t)((__int128)n.second * t / kOne);
+    return callBytes(c, b);
+  };
+  if (bytesAt(kOne) < maxBytes || bytesAt(0) >= maxBytes)
+    return false;
+  int64_t lo = 0, hi = kOne; // bytesAt(lo) < maxBytes <= bytesAt(hi)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (bytesAt(mid) < maxBytes ? lo : hi) = mid;
+  }
+  bytesAt(lo);
+  b.dtype = maxB.dtype;
+  out = b;
+  return true;
+}
+
 Unordered unorderedCall(const purlin_plan_info &pl, const exec::Params &maxP,
                         const exec::Shared &S) {
   if (!partialParityLaunch(pl, maxP, S))

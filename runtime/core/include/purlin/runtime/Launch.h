@@ -83,6 +83,19 @@ bool emptyParityLaunch(const exec::Shared &S);
 bool partialParityLaunch(const purlin_plan_info &pl, const exec::Params &maxP,
                          const exec::Shared &S);
 
+/// The binding a plan chosen only below `maxBytes` (the low-latency band,
+/// several_launches) is laid out at, instead of the instance's maximum
+/// `maxB`: every count of maxB scaled down by one factor, the largest at
+/// which a call of the smallest element type (1 byte) has its largest
+/// buffer below maxBytes. Every call the band takes (fewer bytes, any
+/// type) then fits where all counts grow together, as in collectives of
+/// one count; a call of another shape may not (purlinLaunch then runs it
+/// on the plans with barriers). The other parameters keep maxB's values.
+/// False (out unset): a collective with tables (their entries are not
+/// scaled), no count, or one that maxB already keeps below maxBytes.
+bool bandBinding(const Collective &c, const Binding &maxB, int64_t maxBytes,
+                 Binding &out);
+
 /// What becomes of a call laid out in `S` for plan `pl` where the ranks'
 /// launches are not ordered (several GPUs or processes): kRun as chosen;
 /// kBarriers where the chooser took pl for its low-latency band
