@@ -52,6 +52,18 @@ gen)
     purlinc "$tmp/three_clauses_$s.purlin" --target=sm_90 --strategy=$s --lanes=5 \
       --chunks=3 --aot=bf16,f32,i32,u8:sum,max -o gen-mp-ll || exit 1
   done
+  # The chooser's plans with a low-latency band (--ll-bytes, twentieth
+  # session), for the sizes test in processes: its LL plan below 64 KiB,
+  # the barrier plans above, for a call that does not fit the band's
+  # binding and for the partial parity calls (count 0) of self_and_exchange.
+  sed "s/collective all_reduce(/collective all_reduce_band(/" examples/all_reduce.purlin \
+    >"$tmp/all_reduce_band.purlin"
+  sed "s/collective self_and_exchange(/collective self_and_exchange_band(/" \
+    test/Host/Inputs/sizes/self_and_exchange.purlin >"$tmp/self_and_exchange_band.purlin"
+  for n in all_reduce_band self_and_exchange_band; do
+    purlinc "$tmp/$n.purlin" --target=sm_90 --ll-bytes=65536 \
+      --aot=bf16,f32,i32,u8:sum,max -o gen-mp-ll || exit 1
+  done
   rm -rf "$tmp" gen-mp-ll/registry.cpp
   echo "carry gen-epi gen-dp gen-mp-ll gen-tma; there: bash tools/gpu-next.sh run"
   ;;
