@@ -470,19 +470,21 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // fused ones. A band that the edge leaves empty is not emitted. In place
   // with each output at its input's address, two_shot_unfused is right as
   // it is (inplace_same: each owner reads and writes its own rows), so
-  // two_shot_copy has no unfused form of its own; a call whose buffers
-  // overlap otherwise takes a plan proved for any overlap (the runtime's
-  // provedInPlace: direct_copy_unfused here); one-shot in place reads
-  // copies (direct_copy_unfused).
+  // two_shot_copy has no unfused form of its own and keeps its whole band:
+  // a call whose buffers overlap otherwise takes it (the runtime's
+  // provedInPlace); one-shot in place reads copies (direct_copy_unfused).
   const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
   auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
-    if (apart <= 0)
+    // two_shot_copy has no unfused form: it keeps its whole band, so that
+    // a large call whose buffers overlap otherwise than at the same start
+    // takes it rather than the one-shot copy plan.
+    if (apart <= 0 || s == "two_shot_copy")
       return build(s, lanes, lo, hi);
     const int64_t fhi = hi < 0 || hi > apart ? apart : hi;
     if (lo < fhi && !build(s, lanes, lo, fhi))
       return false;
     const int64_t ulo = lo > apart ? lo : apart;
-    if ((hi >= 0 && ulo >= hi) || s == "two_shot_copy")
+    if (hi >= 0 && ulo >= hi)
       return true;
     return build(s == "direct"        ? "direct_unfused"
                  : s == "direct_copy" ? "direct_copy_unfused"
