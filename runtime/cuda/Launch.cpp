@@ -142,7 +142,7 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
                                                     d.buffers.size(),
                                1, c->lastElems.data(), es)
              : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es);
-  pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches);
+  pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches, c->hasEpilogue);
   if (pick >= 0)
     return PURLIN_SUCCESS;
   int reach = 0;

@@ -168,11 +168,48 @@ void bandBindings() {
   CHECK(n * 2 >= h - 2 && n * 2 <= h + 2); // the maxima's 1:2 shape
 }
 
+// In place: all_reduce's rule (a plan that reads its inputs where they
+// are, whatever its band) and an epilogue's (bandFirst: the band's copy
+// plan first), over the default plan set of all_reduce_rmsnorm.
+void inPlace() {
+  purlin_plan_info plans[5] = {
+      plan("direct", 0, 524288, false, plainLayout),
+      plan("two_shot", 524288, 4194304, false, plainLayout),
+      plan("two_shot_unfused", 4194304, -1, false, plainLayout),
+      plan("direct_copy", 0, 524288, false, plainLayout),
+      plan("two_shot_copy", 524288, -1, false, plainLayout)};
+  plans[2].inplace_same = 1; // right in place at the same address
+  plans[3].inplace_safe = plans[3].inplace_same = plans[3].copies_inputs = 1;
+  plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
+  purlin_collective_info info;
+  std::memset(&info, 0, sizeof info);
+  info.nplans = 5;
+  info.plans = plans;
+  const InPlace same = InPlace::SameStart, any = InPlace::Any;
+  // all_reduce's rule sends a small in-place call to the unfused two-shot.
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 2);
+  // bandFirst: the band's plan, copies and all.
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, true), 3);
+  CHECK_EQ(choosePlan(&info, 1 << 20, same, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
+  CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
+  // Out of place, the band's plan either way.
+  for (bool bf : {false, true}) {
+    CHECK_EQ(choosePlan(&info, 2048, InPlace::No, 8, "", false, bf), 0);
+    CHECK_EQ(choosePlan(&info, 1 << 20, InPlace::No, 8, "", false, bf), 1);
+    CHECK_EQ(choosePlan(&info, 8 << 20, InPlace::No, 8, "", false, bf), 2);
+  }
+  // More ranks than the in-place proofs reach: no plan in place.
+  CHECK_EQ(choosePlan(&info, 2048, same, 9, "", false, true), -1);
+}
+
 } // namespace
 
 int main() {
   lowLatencyBand();
   unorderedCalls();
   bandBindings();
+  inPlace();
   return purlin_test::finish();
 }

@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
                  "auto, a collective with an epilogue: from this many bytes "
                  "per rank on, the unfused plans (direct_unfused, "
                  "two_shot_unfused: the epilogue apart from the combine, the "
-                 "same results; 0, the default: none)");
+                 "same results; default 4 MiB, where they beat the fused "
+                 "two-shot on the H200 and H100; 0: none)");
   app.add_option("--ll128-bytes", ll128Bytes,
                  "auto: from --ll-bytes up to this many bytes per rank, a "
                  "staged_ll128 plan (128-byte flagged lines) chosen only "

@@ -51,9 +51,16 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks) {
          (p.inplace_safe || (inplace == InPlace::SameStart && p.inplace_same));
 }
 
+bool hasEpilogue(const Collective &c) {
+  for (const Clause &cl : c.clauses)
+    if (!cl.epilogue.empty())
+      return true;
+  return false;
+}
+
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy,
-               bool severalLaunches) {
+               bool severalLaunches, bool bandFirst) {
   auto fits = [&](const purlin_plan_info &p) {
     return bytes >= p.min_bytes && (p.max_bytes < 0 || bytes < p.max_bytes);
   };
@@ -79,8 +86,11 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
       if (pass < 4 && strategy.empty() && p.several_launches && !band)
         continue;
       const bool direct = inplace == InPlace::No || !p.copies_inputs;
-      if ((pass == 0 && band && direct) || (pass == 1 && direct) ||
-          (pass == 2 && band) || pass >= 3)
+      // bandFirst: the band's plan that copies before another band's that
+      // does not (passes 1 and 2 swapped).
+      const bool second = bandFirst ? band : direct, third = bandFirst ? direct : band;
+      if ((pass == 0 && band && direct) || (pass == 1 && second) ||
+          (pass == 2 && third) || pass >= 3)
         return i;
     }
   return -1;

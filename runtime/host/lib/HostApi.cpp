@@ -241,7 +241,7 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
   InPlace mode = classifyOverlap(c, buffers, R, elems.data(), ess.data());
   std::string strat = strategy ? strategy : "";
   // Several launches: the host API keeps the boundary syncs (below).
-  int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true);
+  int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true, hasEpilogue(c));
   if (pi < 0)
     return fail(PURLIN_ERR_NO_PLAN,
                 "no plan of '" + c.name + "' fits this call" +

@@ -138,7 +138,8 @@ bool bindCall(const purlin_collective_info *info, const Collective &c,
       if (k.aliasAt(r) != 0)
         k.mode = InPlace::Any;
   }
-  k.plan = choosePlan(info, callBytes(c, b), k.mode, R, o.strategy, !o.oneLaunch);
+  k.plan = choosePlan(info, callBytes(c, b), k.mode, R, o.strategy, !o.oneLaunch,
+                      hasEpilogue(c));
   if (k.plan < 0) {
     res.refused = true;
     int reach = 0;

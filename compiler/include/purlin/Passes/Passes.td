@@ -39,7 +39,8 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
     Option<"llBytes", "ll-bytes", "int64_t", "0",
            "auto: below this many bytes per rank, a staged_ll plan chosen "
            "only where the ranks run in several launches (0: none)">,
-    Option<"epilogueUnfusedBytes", "epilogue-unfused-bytes", "int64_t", "0",
+    Option<"epilogueUnfusedBytes", "epilogue-unfused-bytes", "int64_t",
+           "::purlin::kDefaultEpilogueUnfusedBytes",
            "auto, a collective with an epilogue: from this many bytes per "
            "rank on, the unfused plans (the epilogue apart from the "
            "combine; 0: none)">,

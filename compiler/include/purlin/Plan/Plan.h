@@ -44,8 +44,9 @@ struct InferOptions {
   // several launches only (Plan::severalLaunches); 0: none
   int64_t llBytes = 0;
   // auto, a collective with an epilogue: from this many bytes on, the
-  // unfused plans (the epilogue apart from the combine); 0: none
-  int64_t epilogueUnfusedBytes = 0;
+  // unfused plans (the epilogue apart from the combine; spec/Plan.h says
+  // why 4 MiB); 0: none
+  int64_t epilogueUnfusedBytes = kDefaultEpilogueUnfusedBytes;
   // auto: from llBytes up to this, a staged_ll128 plan next, for such
   // calls only; 0: none (else it must exceed llBytes)
   int64_t ll128Bytes = 0;

@@ -121,6 +121,22 @@ constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 /// on one-shot. purlinc --epilogue-small-bytes sets it per build.
 constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
 
+/// The edge from which a collective with an epilogue takes the unfused
+/// plans (the epilogue a second consume, or a launch of its own, over rows
+/// the combine kept as f32): two_shot_unfused from here, the fused two-shot
+/// below. Measured (purlin-epilogue-bench, 8 ranks, bf16, all_reduce +
+/// residual + RMSNorm), two_shot_unfused against the fused two_shot:
+///   H200, eighteenth session: 1.08-1.16x at 4 MiB a rank, 1.17-1.18x at
+///     8 MiB, up to 1.26-1.35x at 32-64 MiB;
+///   H100, twentieth session: 1.01-1.10x at 4 MiB, 1.07-1.16x at 8 MiB,
+///     1.12-1.16x at 32-64 MiB.
+/// At 2 MiB the fused one still wins at hidden 8192 (1.2x on both GPUs).
+/// In place, a smaller call still takes its band's copy plan
+/// (choosePlan's bandFirst), not two_shot_unfused, which is right in place
+/// at the same address but slow at a few rows. purlinc
+/// --epilogue-unfused-bytes sets it per build (0: none).
+constexpr int64_t kDefaultEpilogueUnfusedBytes = 4 * 1024 * 1024;
+
 /// The strategies SNAC inference knows, in the order the tools list them
 /// (see compiler/include/purlin/Plan/Plan.h for what each does).
 const std::vector<std::string> &strategyNames();

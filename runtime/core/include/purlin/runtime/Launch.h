@@ -38,9 +38,19 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks);
 /// (several_launches) is left out unless `severalLaunches` (the call's
 /// ranks run in more than one launch) or `strategy` names it, and outside
 /// its band is taken only when nothing else is allowed. -1 when none fits.
+///
+/// bandFirst (a collective with an epilogue, hasEpilogue): in place, the
+/// band's plan that copies its inputs comes before another band's plan
+/// that does not. The rule above suits all_reduce, whose two-shot in place
+/// beats direct_copy at every size; with an epilogue, a two-shot (fused or
+/// unfused) takes 3-4x a one-shot's time at a few rows (its owners cut
+/// rows, most lanes idle: docs/performance.md, twentieth session).
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy = "",
-               bool severalLaunches = false);
+               bool severalLaunches = false, bool bandFirst = false);
+
+/// Whether some clause of `c` has an epilogue (choosePlan's bandFirst).
+bool hasEpilogue(const Collective &c);
 
 /// What a runtime that keeps one scratch area for calls of every size (the
 /// CUDA runtime's purlinCollCreate) lays out for plan `pl` at the maximum
