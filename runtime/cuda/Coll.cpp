@@ -232,8 +232,7 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   std::string err;
   if (!info->desc || !readDesc(info->desc, c->desc, err))
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "bad description: " + err);
-  for (const Clause &cl : c->desc.clauses)
-    c->hasEpilogue = c->hasEpilogue || !cl.epilogue.empty();
+  c->hasEpilogue = hasEpilogue(c->desc);
   for (const Buffer &b : c->desc.buffers) {
     DType t;
     c->bufDType.push_back(declaredDType(c->desc, b, t) ? (int)t : -1);

@@ -255,6 +255,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     S.parityStride = c->planParityStride[p]; // the halves of every call size
     return pl.layout(&S) <= c->planScratchBytes[p];
   };
+  bool laid = layFor(pick);
   const bool unordered = comm->devices.size() > 1 || comm->multiProcess;
   // A plan of the low-latency band (several_launches, purlinc --ll-bytes)
   // takes the call only where it fits the band's binding, which its
@@ -263,37 +264,31 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   // could overwrite lines a peer has not read). Else the plans with
   // barriers take it (choosePlan without several launches; every rank
   // decides alike, from the call's arguments; a barrier plan's call orders
-  // the ranks, so the band plan's next launch follows it safely).
+  // the ranks, so the band plan's next launch follows it safely). An
+  // empty call fits (nothing moves) and is skipped below.
   if (c->info->plans[pick].several_launches) {
-    const purlin_plan_info &band = c->info->plans[pick];
-    bool fits = layFor(pick);
-    if (fits && emptyParityLaunch(S)) {
-      // Nothing to move, and a launch that reads no peer's line would
-      // break the order the parity halves rely on: not launched.
-      c->lastPlan = band.strategy;
-      clock.done();
-      return ok();
-    }
-    if (fits && unordered && unorderedCall(band, c->planMaxP[pick], S) != Unordered::kRun)
-      fits = false;
+    bool fits = laid && !(unordered && unorderedCall(c->info->plans[pick],
+                                                     c->planMaxP[pick], S) !=
+                                           Unordered::kRun);
     if (fits && !S.oneLaunch) {
       exec::Shared T = S;
-      fits = areasAtMaxima(band, c->planMaxP[pick], T);
+      fits = areasAtMaxima(c->info->plans[pick], c->planMaxP[pick], T);
     }
-    int other = -1;
     if (!fits) {
+      int other = -1;
       if (purlinStatus st = pickPlan(c, flat, maxBytes, S, !missed.empty(), false, other))
         return st;
       if (c->info->plans[other].several_launches)
         return fail(PURLIN_ERR_NO_PLAN,
-                    std::string("plan '") + band.strategy +
+                    std::string("plan '") + c->info->plans[pick].strategy +
                         "' cannot take this call and the collective has no plan "
                         "with barriers for it");
       pick = other;
+      laid = layFor(pick);
     }
   }
   const purlin_plan_info &pl = c->info->plans[pick];
-  if (!layFor(pick))
+  if (!laid)
     return fail(PURLIN_ERR_PARAM_RANGE,
                 std::string("plan '") + pl.strategy + "' needs " +
                     std::to_string(pl.layout(&S)) +
@@ -313,9 +308,10 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
   // parity plan's call in which one staged clause moves nothing while
   // another moves would let a rank run two launches ahead of a peer and
   // overwrite lines it has not read (partialParityLaunch): refused where
-  // the parity plan is the collective's only kind (a band plan's call went
-  // to the barrier plans above).
-  if (unordered && unorderedCall(pl, c->planMaxP[pick], S) != Unordered::kRun)
+  // the parity plan is the collective's only kind (a band plan's call was
+  // decided above: it runs, or went to the barrier plans).
+  if (unordered && !pl.several_launches &&
+      unorderedCall(pl, c->planMaxP[pick], S) != Unordered::kRun)
     return fail(PURLIN_ERR_NO_PLAN,
                 std::string("plan '") + pl.strategy +
                     "' cannot run this call on ranks in several launches: a "
