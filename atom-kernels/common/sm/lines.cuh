@@ -303,8 +303,9 @@ template <class E, int OP, int NS>
 __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
                                                char *dst, int64_t soff,
                                                int64_t doff, int64_t bytes,
-                                               int tid, int nthr, uint32_t flag,
-                                               const uint64_t *aux) {
+                                               int tid, int nthr,
+                                               const LineCtx &ctx) {
+  const uint32_t flag = (uint32_t)ctx.flag;
   using Raw = typename E::Raw;
   constexpr int es = sizeof(Raw), epl = kLineData / es;
   const char *s[NS];
@@ -329,7 +330,7 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
           const uint64_t now = globalTimerNs();
           if (start == 0)
             start = now;
-          else if (now - start > (aux[1] ? aux[1] : kDefaultTimeoutNs))
+          else if (now - start > ctx.timeout())
             return false; // the timeout read here only: no load before the polls
         }
       }
@@ -436,12 +437,11 @@ __device__ __forceinline__ int consumeLines(int fmt, const char *const *src,
           if constexpr (OP == exec::kCopy)
             if (ns == 1) {
               arrived = consumeLinesOp<E, OP, 1>(src, ns, dst, soff, doff, bytes, tid,
-                                                 nthr, (uint32_t)ctx.flag, ctx.aux);
+                                                 nthr, ctx);
               return;
             }
           arrived = consumeLinesOp<E, OP, kFastPtrs>(src, ns, dst, soff, doff, bytes,
-                                                     tid, nthr, (uint32_t)ctx.flag,
-                                                     ctx.aux);
+                                                     tid, nthr, ctx);
         }
       }))
     return 0;
