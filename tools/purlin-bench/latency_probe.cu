@@ -502,6 +502,19 @@ struct PushLinesBatchConsume : Keeps {
     batchConsume<false, false>(t);
   }
 };
+// exec's register push alone (pushRegisters: flows, makeBox, the split,
+// the staging slots, then the target's pushLines), without stagePush's
+// fallback through laneMoves, whose Move path holds the kernel's 252
+// registers and 23 KB of shared memory: whether the gap between the
+// generated push and pushLinesLL is exec's setup or the kernel's size.
+struct PushRegistersBatchConsume : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    if (!pushRegisters<Clause0>(t, 0, kFlagged))
+      t.abort();
+    batchConsume<false, false>(t);
+  }
+};
 struct HandPushGenConsume : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
@@ -585,7 +598,8 @@ int main() {
             {"  LL missing, gpu scope", probe::entry<probe::HandLLBatch<true, true>>, probe::layoutLines, 1},
             {"generated push, batch consume", probe::entry<probe::GenPushHandConsume>, probe::layoutLines, 1},
             {"batch push, generated consume", probe::entry<probe::HandPushGenConsume>, probe::layoutLines, 1},
-            {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1}};
+            {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1},
+            {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
