@@ -222,10 +222,15 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
 
 /// A flagged push from registers (exec's pushLines contract): `bytes` at
 /// src + soff as lines into each of nd slots (nd <= kFastPtrs), from the
-/// line of data byte doff on. A thread loads kLineBatch lines (8 bytes
-/// each, one load) before it stores them, each line to every slot; no
-/// Move, no shared memory. False (nothing done) where the source is not
-/// 8-byte aligned or doff is not a line's start.
+/// line of data byte doff on. A thread loads kLineBatch whole lines (8
+/// bytes each, one load, predicated: no branch between the loads) before
+/// it stores them, each line to every slot; a last line of fewer than 8
+/// bytes is built and stored by one thread after the loop. No Move, no
+/// shared memory. False (nothing done) where the source is not 8-byte
+/// aligned or doff is not a line's start. (The tail's byte loop had been
+/// inside the unrolled batch, eight copies between the loads: 2,785
+/// instructions where the hand-written push has 360, and 0.6-0.9 us more
+/// at 8 KiB: docs/performance.md, twenty-first session.)
 __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
                                             int nd, int64_t soff, int64_t doff,
                                             int64_t bytes, int tid, int nthr,
@@ -238,30 +243,35 @@ __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
 #pragma unroll
   for (int i = 0; i < kFastPtrs; ++i)
     d[i] = i < nd ? dst[i] + doff / kLineData * kLineBytes : nullptr;
-  const int64_t full = bytes / kLineData, nl = (bytes + kLineData - 1) / kLineData;
-  for (int64_t jb = tid; jb < nl; jb += (int64_t)nthr * kLineBatch) {
+  const int64_t full = bytes / kLineData;
+  const uint64_t *w = (const uint64_t *)s;
+  for (int64_t jb = tid; jb < full; jb += (int64_t)nthr * kLineBatch) {
     uint64_t data[kLineBatch];
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u) {
       const int64_t j = jb + (int64_t)u * nthr;
-      data[u] = 0;
-      if (j < full) {
-        data[u] = *(const uint64_t *)(s + j * kLineData);
-      } else if (j < nl) { // the tail: fewer than 8 bytes
-        for (int64_t k = 0; k < bytes - j * kLineData; ++k)
-          data[u] |= (uint64_t)(uint8_t)s[j * kLineData + k] << (8 * k);
-      }
+      data[u] = j < full ? w[j] : 0;
     }
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u) {
       const int64_t j = jb + (int64_t)u * nthr;
-      if (j >= nl)
+      if (j >= full)
         break;
 #pragma unroll
       for (int i = 0; i < kFastPtrs; ++i)
         if (i < nd)
           storeLine(d[i] + j * kLineBytes, data[u], flag);
     }
+  }
+  const int64_t rest = bytes - full * kLineData;
+  if (rest > 0 && tid == (int)(full % nthr)) { // the tail: fewer than 8 bytes
+    uint64_t v = 0;
+    for (int64_t k = 0; k < rest; ++k)
+      v |= (uint64_t)(uint8_t)s[full * kLineData + k] << (8 * k);
+#pragma unroll
+    for (int i = 0; i < kFastPtrs; ++i)
+      if (i < nd)
+        storeLine(d[i] + full * kLineBytes, v, flag);
   }
   return true;
 }
