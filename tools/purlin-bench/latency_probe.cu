@@ -515,6 +515,33 @@ struct PushRegistersBatchConsume : Keeps {
     batchConsume<false, false>(t);
   }
 };
+// The generated LL's two register steps alone (pushRegisters, then
+// consumeRegisters as consume calls it), without the generic fallbacks
+// that stagePush and consume carry: whether the generated LL's time over
+// the batch floor is its steps' code or the kernel they sit in.
+struct LeanGenLL : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    if (!pushRegisters<Clause0>(t, 0, kFlagged) ||
+        !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
+                                   t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
+      t.abort();
+  }
+};
+// The batch LL with stagePush's whole code in the kernel behind a branch
+// never taken (a count no call has): the generated kernel's registers and
+// size, the batch's executed path.
+struct BatchLLDeadCode : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    batchPush<false>(t);
+    if (t.shared().P.s[1] == -12345)
+      stagePush<Clause0>(t, 0, kFlagged);
+    __syncthreads();
+    batchConsume<false, false>(t);
+  }
+};
 struct HandPushGenConsume : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
@@ -599,7 +626,9 @@ int main() {
             {"generated push, batch consume", probe::entry<probe::GenPushHandConsume>, probe::layoutLines, 1},
             {"batch push, generated consume", probe::entry<probe::HandPushGenConsume>, probe::layoutLines, 1},
             {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1},
-            {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1}};
+            {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1},
+            {"lean generated LL (register steps)", probe::entry<probe::LeanGenLL>, probe::layoutLines, 1},
+            {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
