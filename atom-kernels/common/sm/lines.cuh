@@ -318,16 +318,10 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
   const uint32_t flag = (uint32_t)ctx.flag;
   using Raw = typename E::Raw;
   constexpr int es = sizeof(Raw), epl = kLineData / es;
-  // Past ns: slot ns-1 again (pollLines), carried forward so that every
-  // index is static (src[ns - 1] put the caller's array in local memory).
   const char *s[NS];
-  const char *last = src[0];
 #pragma unroll
-  for (int i = 0; i < NS; ++i) {
-    if (i < ns)
-      last = src[i];
-    s[i] = last + soff / kLineData * kLineBytes;
-  }
+  for (int i = 0; i < NS; ++i) // past ns: slot ns-1 again (pollLines)
+    s[i] = src[i < ns ? i : ns - 1] + soff / kLineData * kLineBytes;
   char *d = dst + doff;
   const bool whole = ((uintptr_t)d & 7) == 0;
   const int64_t full = bytes / kLineData, nl = (bytes + kLineData - 1) / kLineData;
