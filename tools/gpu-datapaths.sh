@@ -47,7 +47,8 @@
 #     all_gather / all_to_all (256 MiB per rank) on each datapath: the
 #     GEMM's slowdown (the copy engine's should be near zero);
 #  3. the low-latency baseline: all_reduce 8 B .. 256 KiB with
-#     PURLIN_ONE_LAUNCH=0, the chooser's plans and staged_ll, in one run;
+#     PURLIN_ONE_LAUNCH=0, the chooser's plans (its default LL band), the
+#     chooser without that band (all_reduce_barriers) and staged_ll, in one run;
 #     all_reduce_ll128 checked (purlin-gpu-test --quick) and timed 8 B ..
 #     4 MiB, PURLIN_ONE_LAUNCH=0, beside the chooser's plans to 4 MiB.
 # `run DIR ll`: the low-latency lines alone: all_reduce_ll and _ll128
@@ -77,6 +78,12 @@ gen)
   "$P" examples/all_gather.purlin --target=sm_90 --aot=bf16 -o "$DIR" || exit 1
   "$P" examples/all_to_all.purlin --target=sm_90 --aot=bf16 -o "$DIR" || exit 1
   "$P" examples/all_reduce.purlin --target=sm_90 --aot=bf16:sum -o "$DIR" || exit 1
+  # The chooser without its low-latency band (--ll-bytes=0): the barrier
+  # plans, the band's baseline in the same run (twenty-first session: the
+  # band is on by default for all_reduce's shape).
+  renamed all_reduce all_reduce_barriers
+  "$P" "$DIR/src/all_reduce_barriers.purlin" --target=sm_90 --ll-bytes=0 --aot=bf16:sum \
+    -o "$DIR" || exit 1
   renamed all_reduce all_reduce_ll
   "$P" "$DIR/src/all_reduce_ll.purlin" --target=sm_90 --strategy=staged_ll --lanes=8 \
     --chunks=1 --aot=bf16:sum -o "$DIR" || exit 1
@@ -120,7 +127,11 @@ run)
   if [ "$phase" = ll ]; then
     # The low-latency lines alone: LL and LL128 checked in both launch
     # models, then timed with the barriers kept beside the chooser's plans.
-    for n in all_reduce_ll all_reduce_ll128; do
+    # all_reduce (the chooser, its default LL band below 64 KiB) in both
+    # launch models too, where DP_ONLY built it.
+    for n in all_reduce_ll all_reduce_ll128 all_reduce; do
+      [ -f "$DIR/$n.purlin.cu" ] || continue
+      case ";${DP_ONLY:-$n};" in *";$n;"*) ;; *) continue ;; esac
       for one in 0 1; do
         PURLIN_ONE_LAUNCH=$one timeout 120 $T --quick --only $n >"$LOG/test-$n-$one.log" 2>&1
         rc=$?
@@ -129,7 +140,8 @@ run)
       done
     done
     {
-      for c in all_reduce all_reduce_ll all_reduce_ll128; do
+      for c in all_reduce all_reduce_barriers all_reduce_ll all_reduce_ll128; do
+        case ";${DP_ONLY:-$c};" in *";$c;"*) ;; *) continue ;; esac
         echo "# $c, PURLIN_ONE_LAUNCH=0"
         PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C $c -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
       done

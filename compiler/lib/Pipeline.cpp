@@ -91,9 +91,9 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
             std::to_string((int64_t)p.smallBytes);
     return false;
   }
-  if (p.llBytes < 0) {
-    error = "--ll-bytes must not be negative (0: no low-latency band), got " +
-            std::to_string((int64_t)p.llBytes);
+  if (p.llBytes < 0 && p.llBytes != kAutoLLBytes) {
+    error = "--ll-bytes must not be negative (0: no low-latency band; -1: "
+            "the default rule), got " + std::to_string((int64_t)p.llBytes);
     return false;
   }
   if (p.epilogueUnfusedBytes < 0) {
@@ -101,9 +101,11 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
             "band), got " + std::to_string((int64_t)p.epilogueUnfusedBytes);
     return false;
   }
-  if (p.ll128Bytes < 0 || (p.ll128Bytes > 0 && p.ll128Bytes <= p.llBytes)) {
+  // The default LL band gives way to an LL128 band asked alone (Infer.cpp).
+  const int64_t llEdge = p.llBytes == kAutoLLBytes ? 0 : (int64_t)p.llBytes;
+  if (p.ll128Bytes < 0 || (p.ll128Bytes > 0 && p.ll128Bytes <= llEdge)) {
     error = "--ll128-bytes must be 0 (no LL128 band) or exceed --ll-bytes (" +
-            std::to_string((int64_t)p.llBytes) +
+            std::to_string(llEdge) +
             ": the LL128 band starts where the LL band ends), got " +
             std::to_string((int64_t)p.ll128Bytes);
     return false;

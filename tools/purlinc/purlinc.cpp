@@ -102,8 +102,10 @@ int main(int argc, char **argv) {
   app.add_option("--ll-bytes", llBytes,
                  "auto: below this many bytes per rank, a staged_ll plan "
                  "(flagged lines, no barrier) chosen only where the ranks run "
-                 "in several launches, the several-GPU launch model (0, the "
-                 "default: none)");
+                 "in several launches, the several-GPU launch model (0: none; "
+                 "-1, the default: 64 KiB for a collective whose clauses all "
+                 "go from every rank to every rank without an epilogue, as "
+                 "all_reduce's, else none)");
   app.add_option("--epilogue-unfused-bytes", epilogueUnfusedBytes,
                  "auto, a collective with an epilogue: from this many bytes "
                  "per rank on, the unfused plans (direct_unfused, "

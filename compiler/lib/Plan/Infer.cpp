@@ -378,6 +378,18 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
 // its own names (reduce-scatter), one-shot already spreads the work.
 // A set of contributors reduced into a set of destinations or one rank is
 // the same inside a group (a sub-group's all-reduce or reduce).
+/// Whether every clause has the register steps' shape (exec's
+/// pushRegisters and consumeRegisters: every rank's source to every rank,
+/// no epilogue), the shape the default low-latency band is for
+/// (kDefaultLLBytes).
+bool registerShaped(const Collective &c) {
+  for (auto &cl : c.clauses)
+    if (!cl.from.rank.every || rankRole(c, cl, cl.to.rank).kind != RankRole::Every ||
+        !cl.epilogue.empty() || isGeneralClause(c, cl))
+      return false;
+  return !c.clauses.empty();
+}
+
 bool twoShotPays(const Collective &c) {
   for (auto &cl : c.clauses) {
     bool reduces = cl.op != RedOp::Copy || !cl.opParam.empty();
@@ -496,18 +508,24 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     error = "small-bytes must not be negative, got " + std::to_string(small);
     return false;
   }
-  if (opts.llBytes < 0) {
+  if (opts.llBytes < 0 && opts.llBytes != kAutoLLBytes) {
     error = "ll-bytes must not be negative, got " + std::to_string(opts.llBytes);
     return false;
   }
+  // The default LL band: for the register steps' shape, and not where an
+  // LL128 band was asked without one (that band then starts at 0, as
+  // before the default).
+  const int64_t llBytes = opts.llBytes != kAutoLLBytes ? opts.llBytes
+                          : opts.ll128Bytes == 0 && registerShaped(c) ? kDefaultLLBytes
+                                                                      : 0;
   if (opts.epilogueUnfusedBytes < 0) {
     error = "epilogue-unfused-bytes must not be negative, got " +
             std::to_string(opts.epilogueUnfusedBytes);
     return false;
   }
-  if (opts.ll128Bytes < 0 || (opts.ll128Bytes > 0 && opts.ll128Bytes <= opts.llBytes)) {
+  if (opts.ll128Bytes < 0 || (opts.ll128Bytes > 0 && opts.ll128Bytes <= llBytes)) {
     error = "ll128-bytes must be 0 or exceed ll-bytes (" +
-            std::to_string(opts.llBytes) + "), got " + std::to_string(opts.ll128Bytes);
+            std::to_string(llBytes) + "), got " + std::to_string(opts.ll128Bytes);
     return false;
   }
   // The low-latency band (llBytes > 0), first so that it wins its sizes:
@@ -522,9 +540,9 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     Plan p;
     return inBand(named(s, p), p, lo, hi, true);
   };
-  if (!epilogue && ((opts.llBytes > 0 && !lowLatency("staged_ll", 0, opts.llBytes)) ||
+  if (!epilogue && ((llBytes > 0 && !lowLatency("staged_ll", 0, llBytes)) ||
                     (opts.ll128Bytes > 0 &&
-                     !lowLatency("staged_ll128", opts.llBytes, opts.ll128Bytes))))
+                     !lowLatency("staged_ll128", llBytes, opts.ll128Bytes))))
     return false;
   // small-bytes 0: no size is small, so no one-shot band; the large plans
   // take every size.

@@ -36,9 +36,11 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "::purlin::kDefaultEpilogueSmallBytes",
            "auto, a collective with an epilogue: below this many bytes per "
            "rank, one-shot; from it on, row-owned two-shot (0: never one-shot)">,
-    Option<"llBytes", "ll-bytes", "int64_t", "0",
+    Option<"llBytes", "ll-bytes", "int64_t", "::purlin::kAutoLLBytes",
            "auto: below this many bytes per rank, a staged_ll plan chosen "
-           "only where the ranks run in several launches (0: none)">,
+           "only where the ranks run in several launches (0: none; -1, the "
+           "default: 64 KiB for a collective whose clauses all go from "
+           "every rank to every rank without an epilogue, else none)">,
     Option<"epilogueUnfusedBytes", "epilogue-unfused-bytes", "int64_t",
            "::purlin::kDefaultEpilogueUnfusedBytes",
            "auto, a collective with an epilogue: from this many bytes per "

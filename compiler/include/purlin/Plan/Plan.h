@@ -41,8 +41,10 @@ struct InferOptions {
   // on, two-shot with row-aligned owners (spec/Plan.h says why 1 MiB)
   int64_t epilogueSmallBytes = kDefaultEpilogueSmallBytes;
   // auto: below this, a staged_ll plan first, for calls whose ranks run in
-  // several launches only (Plan::severalLaunches); 0: none
-  int64_t llBytes = 0;
+  // several launches only (Plan::severalLaunches); 0: none; kAutoLLBytes
+  // (-1, the default): kDefaultLLBytes for a collective whose clauses all
+  // take the register steps (spec/Plan.h), else none
+  int64_t llBytes = kAutoLLBytes;
   // auto, a collective with an epilogue: from this many bytes on, the
   // unfused plans (the epilogue apart from the combine; spec/Plan.h says
   // why 4 MiB); 0: none

@@ -137,6 +137,25 @@ constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
 /// --epilogue-unfused-bytes sets it per build (0: none).
 constexpr int64_t kDefaultEpilogueUnfusedBytes = 4 * 1024 * 1024;
 
+/// The default chooser's low-latency band (issue 17): below this many
+/// bytes per rank, a staged_ll plan for calls whose ranks run in several
+/// launches (the several-GPU launch model), where a launch boundary's
+/// barriers cost more than flags carried with the data; only for a
+/// collective whose every clause is the register steps' shape (every rank
+/// to every rank, no epilogue: exec's pushRegisters and consumeRegisters),
+/// as other shapes' flagged moves take the generic line move, not timed to
+/// win. Measured (purlin-bench all_reduce_ll against the chooser's barrier
+/// plans, PURLIN_ONE_LAUNCH=0, 8 ranks, bf16): H100, twenty-first session:
+/// 3.6-3.7 us against 5.9-6.1 at 8 B, 3.9-4.0 against 6.9-7.0 at 8 KiB,
+/// 5.7 against 6.9-7.2 at 32 KiB, 13.8-13.9 against 7.7-8.8 at 128 KiB;
+/// twentieth session: 8.78 against 8.01 at 64 KiB, so the band ends below
+/// it. purlinc --ll-bytes sets it per build (0: none; any value applies to
+/// every shape); -1, the default, is this rule, which gives way to an LL128
+/// band asked alone (--ll128-bytes without --ll-bytes: from 0, as before).
+constexpr int64_t kDefaultLLBytes = 64 * 1024;
+/// InferOptions::llBytes's "auto" (kDefaultLLBytes where the shape allows).
+constexpr int64_t kAutoLLBytes = -1;
+
 /// The strategies SNAC inference knows, in the order the tools list them
 /// (see compiler/include/purlin/Plan/Plan.h for what each does).
 const std::vector<std::string> &strategyNames();
