@@ -369,15 +369,6 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
   return true;
 }
 
-// Whether two-shot pays for large messages: some clause reduces the
-// contributions of every rank into names that every rank receives (combining
-// once per name and writing it R times moves fewer bytes than every
-// destination combining all contributions itself) or that one rank receives
-// (one-shot would leave the combining to that rank's lanes alone; two-shot
-// spreads it over every rank's lanes, same bytes). Where each rank receives
-// its own names (reduce-scatter), one-shot already spreads the work.
-// A set of contributors reduced into a set of destinations or one rank is
-// the same inside a group (a sub-group's all-reduce or reduce).
 /// Whether every clause has the register steps' shape (exec's
 /// pushRegisters and consumeRegisters: every rank's source to every rank,
 /// no epilogue), the shape the default low-latency band is for
@@ -390,6 +381,15 @@ bool registerShaped(const Collective &c) {
   return !c.clauses.empty();
 }
 
+// Whether two-shot pays for large messages: some clause reduces the
+// contributions of every rank into names that every rank receives (combining
+// once per name and writing it R times moves fewer bytes than every
+// destination combining all contributions itself) or that one rank receives
+// (one-shot would leave the combining to that rank's lanes alone; two-shot
+// spreads it over every rank's lanes, same bytes). Where each rank receives
+// its own names (reduce-scatter), one-shot already spreads the work.
+// A set of contributors reduced into a set of destinations or one rank is
+// the same inside a group (a sub-group's all-reduce or reduce).
 bool twoShotPays(const Collective &c) {
   for (auto &cl : c.clauses) {
     bool reduces = cl.op != RedOp::Copy || !cl.opParam.empty();
