@@ -124,14 +124,20 @@ run)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$LOG/gpu.txt"
   T=$B/test/gpu/purlin-gpu-test
   BE=$B/tools/purlin-bench/purlin-bench
+  # Whether collective $1 was generated and built (DP_ONLY names it, or
+  # DP_ONLY is unset).
+  built() {
+    [ -f "$DIR/$1.purlin.cu" ] || return 1
+    case ";${DP_ONLY:-$1};" in *";$1;"*) return 0 ;; esac
+    return 1
+  }
   if [ "$phase" = ll ]; then
     # The low-latency lines alone: LL and LL128 checked in both launch
     # models, then timed with the barriers kept beside the chooser's plans.
     # all_reduce (the chooser, its default LL band below 64 KiB) in both
     # launch models too, where DP_ONLY built it.
     for n in all_reduce_ll all_reduce_ll128 all_reduce; do
-      [ -f "$DIR/$n.purlin.cu" ] || continue
-      case ";${DP_ONLY:-$n};" in *";$n;"*) ;; *) continue ;; esac
+      built "$n" || continue
       for one in 0 1; do
         PURLIN_ONE_LAUNCH=$one timeout 120 $T --quick --only $n >"$LOG/test-$n-$one.log" 2>&1
         rc=$?
@@ -141,7 +147,7 @@ run)
     done
     {
       for c in all_reduce all_reduce_barriers all_reduce_ll all_reduce_ll128; do
-        case ";${DP_ONLY:-$c};" in *";$c;"*) ;; *) continue ;; esac
+        built "$c" || continue
         echo "# $c, PURLIN_ONE_LAUNCH=0"
         PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C $c -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
       done
