@@ -191,7 +191,9 @@ variants)
   # on each of the SM's 4 schedulers instead of 4, so the row's per-warp
   # setup is issued once a scheduler, not 4 times; ptxas sm_90 bf16: the
   # one-shot kernel 168 registers, 10 with EPI_LOADS=8 214, the two-shot
-  # 197, no spill).
+  # 197, no spill). 11 loads one-shot's epilogue inputs in each pass
+  # again, as before the twenty-second session (no input held in
+  # registers: Target::kEpiHeldVecs 0).
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
@@ -201,7 +203,8 @@ variants)
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4"
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
-         "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8")
+         "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
+         "-DPURLIN_SM_EPI_HELD_VECS=0")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),

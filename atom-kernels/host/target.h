@@ -204,6 +204,9 @@ public:
   // row of 8192 elements, 32 KiB of stack), loaded element by element as
   // loadF does, in element order.
   static constexpr int kEpiRowVecs = 1024;
+  // The first vector's inputs kept across the passes, the others loaded in
+  // each: a row of several vectors runs both of the register row's ways.
+  static constexpr int kEpiHeldVecs = 1;
   void storeF8(char *base, int64_t i, const float *v) const {
     for (int j = 0; j < exec::kEpiVec; ++j)
       storeF(base, i + j, v[j]);

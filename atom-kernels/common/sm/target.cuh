@@ -54,6 +54,9 @@
 #ifndef PURLIN_SM_EPI_ROW_VECS
 #define PURLIN_SM_EPI_ROW_VECS 2
 #endif
+#ifndef PURLIN_SM_EPI_HELD_VECS
+#define PURLIN_SM_EPI_HELD_VECS 1
+#endif
 
 // Threads a lane at most for the kernels of plans whose flagged moves are
 // LL lines only (staged_ll): the low-latency plans run at small sizes,
@@ -311,6 +314,11 @@ public:
   // caller checked the alignment) and widened as loadF does; storeF8 the
   // converse (narrowed as storeF does).
   static constexpr int kEpiRowVecs = PURLIN_SM_EPI_ROW_VECS;
+  // Of those, the vectors whose epilogue inputs stay in registers across
+  // the passes in one-shot (PURLIN_SM_EPI_HELD_VECS, default 1: a row of
+  // 4096 is one vector a thread with 512 threads; holding two vectors'
+  // inputs spilled ~60 bytes, ptxas sm_90 bf16, the bound's 128 registers).
+  static constexpr int kEpiHeldVecs = PURLIN_SM_EPI_HELD_VECS;
   __device__ void loadF8(const char *base, int64_t i, float *out) const {
     RawVec<typename E::Raw> x;
     x.load((const typename E::Raw *)base + i);

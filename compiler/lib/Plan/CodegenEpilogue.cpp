@@ -375,17 +375,27 @@ struct EpilogueEmitter {
       os << "    x.prefetch8" << typed(l.first) << "(" << l.first << ", " << l.second
          << ");\n";
     os << "  }\n";
+    os << "  // the vector form's inputs, each loaded as one vector (x.load8)\n"
+       << "  // into ld[k]: once a row where the register row keeps them\n"
+       << "  // (one-shot), else before each pass's elementVec\n"
+       << "  static constexpr int kVecLoads = " << loads.size() << ";\n"
+       << "  template <class X>\n  PURLIN_HD static void loadVec(const X &x, "
+          "const int64_t *c, const Params &P, float (*ld)[kEpiVec]) {\n"
+       << "    (void)x; (void)c; (void)P; (void)ld;\n";
+    for (size_t k = 0; k < loads.size(); ++k)
+      os << "    x.load8" << typed(loads[k].first) << "(" << loads[k].first << ", "
+         << loads[k].second << ", ld[" << k << "]);\n";
+    os << "  }\n";
     os << "  // the vector form: kEpiVec elements of the row from c on, the\n"
-       << "  // received values in rv, each input loaded and each output stored\n"
-       << "  // as one vector (x.load8, x.store8)\n"
+       << "  // received values in rv, the inputs in ld (loadVec), each output\n"
+       << "  // stored as one vector (x.store8)\n"
        << "  static constexpr bool kVecForm = true;\n"
        << "  template <class X>\n  PURLIN_HD static void elementVec(const X &x, int pass, "
-          "const int64_t *c, const Params &P, const float *rv, float &acc, const float *red, "
-          "const float *u) {\n"
-       << "    (void)pass; (void)c; (void)P; (void)acc; (void)red; (void)u;\n";
+          "const int64_t *c, const Params &P, const float *rv, const float (*ld)[kEpiVec], "
+          "float &acc, const float *red, const float *u) {\n"
+       << "    (void)pass; (void)c; (void)P; (void)ld; (void)acc; (void)red; (void)u;\n";
     for (size_t k = 0; k < loads.size(); ++k)
-      os << "    float ld" << k << "[kEpiVec];\n    x.load8" << typed(loads[k].first) << "("
-         << loads[k].first << ", " << loads[k].second << ", ld" << k << ");\n";
+      os << "    const float *ld" << k << " = ld[" << k << "];\n";
     for (size_t k = 0; k < vstores.size(); ++k)
       os << "    float st" << k << "[kEpiVec];\n";
     os << "PURLIN_UNROLL\n    for (int j = 0; j < kEpiVec; ++j) {\n"
@@ -439,7 +449,10 @@ struct EpilogueEmitter {
        << "    const float recv = x.recv(); (void)recv;\n"
        << body << "  }\n";
     const std::string vec = vectorForm(cl, uni);
-    os << (vec.empty() ? "  static constexpr bool kVecForm = false;\n" : vec) << "};\n\n";
+    os << (vec.empty() ? "  static constexpr bool kVecForm = false;\n"
+                         "  static constexpr int kVecLoads = 0;\n"
+                       : vec)
+       << "};\n\n";
   }
 };
 } // namespace

@@ -19,12 +19,15 @@
 //                into `acc` and returns; pass kReductions stores. `red[k]`
 //                is reduction k's value for the row, u[j] uniform value j;
 //                `x` reads and stores (EpiElem below);
-//   kVecForm, elementVec(x, pass, c, P, rv, acc, red, u): where every
+//   kVecForm, elementVec(x, pass, c, P, rv, ld, acc, red, u): where every
 //                access steps by one element along the row's one inner
 //                coordinate, the statements of kEpiVec consecutive
-//                elements from c (received values rv) at once: each input
-//                loaded and each output stored as one vector (x is an
-//                EpiVecRank), the elements in ascending order.
+//                elements from c (received values rv) at once: each output
+//                stored as one vector (x is an EpiVecRank), the elements in
+//                ascending order; kVecLoads, loadVec(x, c, P, ld): the
+//                inputs those elements read, each loaded as one vector
+//                into ld[k] (the register row calls it once a row in
+//                one-shot, before each pass in the owned form).
 // The step (consumeRows) gives each lane whole rows: the row reductions
 // need every element of the row, and a lane's threads reduce them
 // together (Tgt::rowReduce). Two forms:
@@ -328,6 +331,15 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   if (th < nvec)
     nmine = ((int)nvec - th + T - 1) / T;
   float row[kV][kEpiVec];
+  // One-shot (one rank's statements): the vector form's inputs loaded once,
+  // before the contributions, and kept in registers for every pass (loaded
+  // in each pass, the storing pass waited a memory round trip for them
+  // after the row reduction). Several ranks side by side (the owned form)
+  // load them before each pass, as the registers would not hold them.
+  constexpr bool kHeldT = E::kVecForm && kMode != kEpiStash && kQ == 1;
+  constexpr int kHeldV = kV < Tgt::kEpiHeldVecs ? kV : Tgt::kEpiHeldVecs;
+  const bool held = kHeldT && q1 - q0 == 1;
+  float ld[kHeldT && kHeldV > 0 ? kHeldV : 1][E::kVecLoads + 1][kEpiVec];
   PURLIN_EPI_MARK(2);
   // Every load of the thread's vectors announced first (Tgt::prefetchF8):
   // the contributions and, in the vector form, the statements' inputs of
@@ -338,6 +350,11 @@ PURLIN_UNROLL
     if (k >= nmine)
       break;
     const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+    if constexpr (kHeldT)
+      if (held && k < kHeldV) {
+        detail::innerAt<C, E>(first, ext, c);
+        E::loadVec(EpiVecRank<Tgt>{{t, S, q0}}, c, P, ld[k < kHeldV ? k : 0]);
+      }
     if constexpr (kMode != kEpiApply) {
 #if defined(PURLIN_EPI_UNGROUPED)
       for (int p = 0; p < S.R; ++p)
@@ -350,11 +367,12 @@ PURLIN_UNROLL
             t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
 #endif
     }
-    if constexpr (E::kVecForm && kMode != kEpiStash) {
-      detail::innerAt<C, E>(first, ext, c);
-      for (int q = q0; q < q1; ++q)
-        E::prefetchVec(EpiVecRank<Tgt>{{t, S, q}}, c, P);
-    }
+    if constexpr (E::kVecForm && kMode != kEpiStash)
+      if (!held || k >= kHeldV) {
+        detail::innerAt<C, E>(first, ext, c);
+        for (int q = q0; q < q1; ++q)
+          E::prefetchVec(EpiVecRank<Tgt>{{t, S, q}}, c, P);
+      }
   }
   PURLIN_EPI_MARK(3);
   if constexpr (kMode == kEpiApply) {
@@ -455,10 +473,16 @@ PURLIN_UNROLL
             // the inner coordinates of the vector's first element
             const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
             detail::innerAt<C, E>(first, ext, c);
-            if constexpr (E::kVecForm)
-              E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j}}, pass, c, P, row[k], acc[j],
-                            red[j], u[j]);
-            else
+            if constexpr (E::kVecForm) {
+              const EpiVecRank<Tgt> x{{t, S, qb + j}};
+              if (held && k < kHeldV) {
+                E::elementVec(x, pass, c, P, row[k], ld[k < kHeldV ? k : 0], acc[j], red[j], u[j]);
+              } else {
+                float lp[E::kVecLoads + 1][kEpiVec];
+                E::loadVec(x, c, P, lp);
+                E::elementVec(x, pass, c, P, row[k], lp, acc[j], red[j], u[j]);
+              }
+            } else
               detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
                                        red[j], u[j]);
           }

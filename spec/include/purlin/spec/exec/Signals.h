@@ -79,6 +79,11 @@ namespace exec {
 //                                            rowReduce of v[0] .. v[n-1]
 //                                            (n <= N) at once, each in
 //                                            rowReduce's order, in place
+//   static constexpr int kEpiHeldVecs;       of those, the vectors whose
+//                                            epilogue inputs one-shot keeps
+//                                            in registers across the passes
+//                                            (exec/Epilogue.h; the others
+//                                            load them in each pass)
 //   static constexpr int kEpiRowVecs;        epilogues' register row
 //   void loadF8(const char *base, int64_t i, float *out) const;
 //                                            (exec/Epilogue.h): vectors of
