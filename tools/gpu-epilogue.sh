@@ -120,6 +120,9 @@ run)
     $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes $UT --tokens 1,7,128,1000 --hidden 1024,4096,8192
     PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
     PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
+    # The fused plans in a launch per rank (their boundary syncs kept) on
+    # the lanes that have rows (Shared::liveLanes: 1, 7, 16 of 16 here).
+    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
   } 2>&1 | tee "$LOG/epilogue-test.log" | grep -E "FAIL|passed|SKIPPED|FATAL" | head -40
   step "epilogue tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/epilogue-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
   t0=$(date +%s)

@@ -181,6 +181,7 @@ public:
   float rowReduce(float v, int) { return v; }
   template <int N> void rowReduceN(float *, int, int) {}
   static constexpr int kEpiRowVecs = 1;
+  static constexpr int kEpiHeldVecs = 0;
   void storeF8(char *, int64_t, const float *) { refuse(kEpilogueError); }
   void loadF8(const char *, int64_t, float *out) {
     refuse(kEpilogueError);

@@ -54,7 +54,7 @@ public:
   /// lanes a rank, no epoch: it touches no signal).
   Target(const exec::Shared &S, int rank, int lane, HostAtoms *cfg,
          bool apply = false)
-      : S_(S), rank_(rank), lane_(lane), lanes_(apply ? cfg->applyLanes : S.L),
+      : S_(S), rank_(rank), lane_(lane), lanes_(apply ? cfg->applyLanes : exec::liveLanesOf(S)),
         apart_(!apply && cfg->apart && S.oneLaunch), cfg_(cfg),
         rng_(cfg->seed * 7919 + rank * 131 + lane) {
     if (apply)

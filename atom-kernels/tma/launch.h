@@ -130,7 +130,7 @@ inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
   if (err != (int)cudaSuccess)
     return err;
   if (smem > 0)
-    smem = fitStages(kernel, smem, (int64_t)S->L * n);
+    smem = fitStages(kernel, smem, (int64_t)exec::liveLanesOf(*S) * n);
   return sm::launchPlan(kernel, S, first, n, stream, threads, slot, smem,
                        independent);
 }

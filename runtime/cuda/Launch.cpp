@@ -250,6 +250,7 @@ extern "C" purlinStatus purlinLaunch(purlinColl_t c, const purlinArgs *a) {
     const purlin_plan_info &pl = c->info->plans[p];
     S.L = pl.lanes;
     S.K = pl.chunks;
+    S.liveLanes = liveLanes(pl, S); // a one-shot epilogue's: no lane without a row
     S.laneThreads = smallLaneThreads(*c, maxBytes);
     S.nsignals = pl.nsignals;
     S.parityStride = c->planParityStride[p]; // the halves of every call size

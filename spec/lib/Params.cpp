@@ -16,7 +16,18 @@ bool planShared(const Collective &c, const Binding &b,
     const DType t = bufferDType(c, b, (int)i);
     S.bufDType[i] = t == b.dtype ? -1 : (int8_t)t;
   }
-  return fillParams(c, b, S.P, error);
+  if (!fillParams(c, b, S.P, error))
+    return false;
+  S.liveLanes = liveLanes(plan, S);
+  return true;
+}
+
+int liveLanes(const purlin_plan_info &plan, const exec::Shared &S) {
+  if (!plan.rows || S.L <= 1)
+    return 0;
+  const int64_t K = S.K > 0 ? S.K : 1;
+  const int64_t rows = plan.rows(&S), need = rows <= 0 ? 1 : (rows + K - 1) / K;
+  return need < S.L ? (int)need : 0;
 }
 
 bool fillParams(const Collective &c, const Binding &b, exec::Params &P,

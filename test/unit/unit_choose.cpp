@@ -4,7 +4,8 @@
 // (unorderedCall over partialParityLaunch): run, go to the plans with
 // barriers (a low-latency band plan), or be refused (a parity plan that is
 // the collective's only kind). purlinLaunch (runtime/cuda/Launch.cpp)
-// acts on both; this checks the decisions without a GPU.
+// acts on both; this checks the decisions without a GPU. And liveLanes:
+// the lanes a launch of a one-shot epilogue plan runs.
 #include "check.h"
 
 #include "purlin/runtime/Launch.h"
@@ -204,9 +205,43 @@ void inPlace() {
   CHECK_EQ(choosePlan(&info, 2048, same, 9, "", false, true), -1);
 }
 
+// Rows as scalar 0 (a row-lane plan's purlin_plan_info::rows).
+int64_t rowsOfScalar0(const purlin_shared_t *raw) {
+  return ((const exec::Shared *)raw)->P.s[0];
+}
+
+// liveLanes (spec/Params.h): a plan whose lanes share only its epilogue's
+// rows runs min(lanes, ceil(rows / chunks)) of them, at least 1; any other
+// plan all of its lanes (0). liveLanesOf reads it back for the targets.
+void liveLaneCounts() {
+  purlin_plan_info p = plan("direct", 0, -1, false, plainLayout);
+  p.lanes = 16;
+  exec::Shared S = laid(p, 1, 0);
+  S.L = 16;
+  S.K = 1;
+  CHECK_EQ(liveLanes(p, S), 0); // no rows function: every lane
+  p.rows = rowsOfScalar0;
+  for (auto [rows, want] : {std::pair<int64_t, int>{1, 1}, {7, 7}, {15, 15}, {16, 0},
+                            {17, 0}, {4096, 0}, {0, 1}}) {
+    S.P.s[0] = rows;
+    CHECK_EQ(liveLanes(p, S), want);
+    S.liveLanes = liveLanes(p, S);
+    CHECK_EQ(exec::liveLanesOf(S), rows >= 16 ? 16 : rows < 1 ? 1 : (int)rows);
+  }
+  S.K = 2; // rows per chunk
+  S.P.s[0] = 7;
+  CHECK_EQ(liveLanes(p, S), 4);
+  S.L = 1; // one lane: nothing to cut
+  CHECK_EQ(liveLanes(p, S), 0);
+  S.L = 16;
+  S.liveLanes = 0;
+  CHECK_EQ(exec::liveLanesOf(S), 16);
+}
+
 } // namespace
 
 int main() {
+  liveLaneCounts();
   lowLatencyBand();
   unorderedCalls();
   bandBindings();

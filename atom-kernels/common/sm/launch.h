@@ -63,7 +63,7 @@ inline int64_t residentBlocks(const void *kernel, int threads,
 }
 
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
-/// cast to a pointer) on grid (S->L, n) with `threads` per block on
+/// cast to a pointer) on grid (exec::liveLanesOf(*S), n) with `threads` per block on
 /// `stream`; with `slot`, a slot kernel: `kernel(slot, first)` (aux.h's
 /// SharedSlot in device memory, holding what S holds). `smem`: bytes of
 /// dynamic shared memory per block (the SM atoms use none; the TMA atoms'
@@ -77,16 +77,17 @@ inline int launchPlan(const void *kernel, const exec::Shared *S, int first,
                       int n, void *stream, int threads,
                       const void *slot = nullptr, size_t smem = 0,
                       bool independent = false) {
-  if (n <= 0 || S->L <= 0)
+  const int lanes = exec::liveLanesOf(*S); // S->L, or fewer (Shared::liveLanes)
+  if (n <= 0 || lanes <= 0)
     return (int)cudaSuccess;
   // Asked before the launch, not after a refused one: a refused launch
   // inside a stream capture would end the capture.
   const bool fits = (!independent && cooperativeLaunch()) ||
-                    residentBlocks(kernel, threads, smem) >= (int64_t)S->L * n;
+                    residentBlocks(kernel, threads, smem) >= (int64_t)lanes * n;
   if (!fits && !independent)
     return (int)cudaErrorCooperativeLaunchTooLarge;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)S->L, (unsigned)n, 1);
+  cfg.gridDim = dim3((unsigned)lanes, (unsigned)n, 1);
   cfg.blockDim = dim3(threads, 1, 1);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = (cudaStream_t)stream;

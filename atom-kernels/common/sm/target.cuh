@@ -146,7 +146,7 @@ public:
   /// its first data access.
   __device__ Target(const exec::Shared &S, int rank, int lane, uint64_t epoch,
                     bool syncs)
-      : S_(S), rank_(rank), lane_(lane), lanes_(S.L),
+      : S_(S), rank_(rank), lane_(lane), lanes_(exec::liveLanesOf(S)),
         epoch_(signalValue(epoch, S.fingerprint)), aux_(auxWords(S, rank)),
         gpu_(syncs && aux_[2] != 0) {}
 
@@ -451,7 +451,7 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
   Atoms<E, OPS, Plan::kLines> t(S, rank, lane,
                                 epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
-  t.setLaunch(S.L, PlanApplies<Plan>::value && S.oneLaunch != 0);
+  t.setLaunch(exec::liveLanesOf(S), PlanApplies<Plan>::value && S.oneLaunch != 0);
   Plan::run(t);
 }
 

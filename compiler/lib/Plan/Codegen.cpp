@@ -61,6 +61,32 @@ ApplySplit applySplit(const Plan &p) {
   return a;
 }
 
+// The consume of a plan whose lanes share only its epilogue's rows: one
+// chunk, and besides that consume (through the epilogue, from the inputs,
+// fused: one-shot `mine` or two-shot `owned`) only exposes and boundary
+// syncs of one lane each. Such a plan reads no scratch and waits for no
+// other lane, so a launch may run fewer lanes than it has (each takes a
+// larger piece of the rows: purlin_plan_info::rows, Shared::liveLanes).
+// Null: any other plan.
+const Step *rowLaneStep(const Plan &p) {
+  if (p.chunks != 1)
+    return nullptr;
+  const Step *consume = nullptr;
+  for (const Step &st : p.steps) {
+    if (st.kind == StepKind::Stage && st.stage == StageMode::Expose)
+      continue;
+    if ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && st.boundary &&
+        !st.allLanes && !st.flagged())
+      continue;
+    if (st.kind != StepKind::Consume || consume || !st.epilogue || st.flagged() ||
+        st.src != SourceKind::Input || st.dst == DestKind::Received || st.ranksLo != 0 ||
+        st.ranksHi != -1)
+      return nullptr;
+    consume = &st;
+  }
+  return consume;
+}
+
 struct Emitter {
   const Collective &c;
   std::ostringstream os;
@@ -293,6 +319,17 @@ struct Emitter {
         os << "  *rows = (*rows + S->R - 1) / S->R; // an owner's rows\n";
       os << "}\n\n";
     }
+    if (const Step *st = rowLaneStep(p)) {
+      // The rows its lanes share (purlin_plan_info::rows): a runtime runs
+      // no lane without one (Shared::liveLanes).
+      os << "inline int64_t rows_" << i << "(const Shared *S) {\n"
+         << "  int64_t ext[kMaxDims] = {0}, rows = 1, inner = 1;\n"
+         << "  detail::rowShape<Clause" << st->clause << ", Epilogue" << st->clause
+         << ">(S->P, ext, rows, inner);\n";
+      if (st->sel == Selection::Owned)
+        os << "  rows = (rows + S->R - 1) / S->R; // an owner's rows\n";
+      os << "  return rows;\n}\n\n";
+    }
     // Scratch: exec.h's layout of the areas the stages need, in order.
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"
        << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n  layoutReset(S);\n";
@@ -401,6 +438,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << ", " << p.inplaceMaxRanks << ", " << (p.severalLaunches ? 1 : 0) << ", "
        << (applySplit(p).apply >= 0 ? "PURLIN_HOST_APPLY(p" + std::to_string(i) + ")"
                                     : std::string("nullptr"))
+       << ", " << (rowLaneStep(p) ? "rows_" + std::to_string(i) : std::string("nullptr"))
        << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";

@@ -486,7 +486,9 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // a call whose buffers overlap otherwise takes it (the runtime's
   // provedInPlace); one-shot in place reads copies (direct_copy_unfused).
   const int64_t apart = epilogue ? opts.epilogueUnfusedBytes : 0;
-  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi) {
+  // unfusedLanes: the unfused form's (0: lanes).
+  auto add = [&](const std::string &s, int lanes, int64_t lo, int64_t hi,
+                 int unfusedLanes = 0) {
     // two_shot_copy has no unfused form: it keeps its whole band, so that
     // a large call whose buffers overlap otherwise than at the same start
     // takes it rather than the one-shot copy plan.
@@ -501,7 +503,7 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
     return build(s == "direct"        ? "direct_unfused"
                  : s == "direct_copy" ? "direct_copy_unfused"
                                       : "two_shot_unfused",
-                 lanes, ulo, hi);
+                 unfusedLanes ? unfusedLanes : lanes, ulo, hi);
   };
   bool two = twoShotPays(c) || epilogue;
   if (small < 0) {
@@ -549,7 +551,11 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   if (small == 0)
     return add(two ? "two_shot" : "direct", largeLanes, 0, -1) &&
            add(two ? "two_shot_copy" : "direct_copy", largeLanes, 0, -1);
-  return add("direct", smallLanes, 0, small) &&
+  // One-shot with an epilogue: more lanes, run only where they have rows
+  // (kDefaultEpilogueDirectLanes); its unfused form, whose lanes all run,
+  // keeps the small band's.
+  const int directLanes = opts.lanes ? opts.lanes : epilogue ? kDefaultEpilogueDirectLanes : 8;
+  return add("direct", directLanes, 0, small, smallLanes) &&
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&
          add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);

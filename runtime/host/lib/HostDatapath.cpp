@@ -39,8 +39,10 @@ public:
       cfg->applyLanes = S.L + 1;
     }
     std::vector<std::function<void()>> jobs;
+    // Lanes 0 .. liveLanesOf(S) - 1 (Shared::liveLanes: a one-shot
+    // epilogue's lanes without a row do not run).
     for (int r = first; r < first + n; ++r)
-      for (int l = 0; l < S.L; ++l)
+      for (int l = 0; l < exec::liveLanesOf(S); ++l)
         jobs.push_back([=, &S] { entry(&S, r, l, queue); });
     runConcurrently(jobs);
     if (cfg->apart && !cfg->timedOut.load()) {

@@ -73,6 +73,12 @@ typedef struct purlin_plan_info {
   // the host datapath runs this over every rank after the plan's lanes
   // end, as the SM datapath launches it); null: none, or another target.
   purlin_host_entry_t host_apply;
+  // The rows of the plan's epilogue for S->P, where they are all its lanes
+  // share: a plan whose one step is the epilogue's consume between boundary
+  // syncs (one-shot: a lane's rows, no scratch, no other signal). A runtime
+  // runs such a plan on min(lanes, rows) lanes (at least 1; Shared::
+  // liveLanes). Null: every plan else, which runs on all its lanes.
+  int64_t (*rows)(const purlin_shared_t *S);
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

@@ -18,6 +18,11 @@ bool planShared(const Collective &c, const Binding &b,
                 const purlin_plan_info &plan, int R, int elemSize,
                 exec::Shared &S, std::string &error);
 
+/// Shared::liveLanes for a launch of `plan` with S's parameters, lanes and
+/// chunks: min(L, ceil(rows / K)), at least 1, where the plan's lanes share
+/// only its epilogue's rows (purlin_plan_info::rows); 0 (all L) otherwise.
+int liveLanes(const purlin_plan_info &plan, const exec::Shared &S);
+
 /// Fills `P` (scalars in declaration order, tables concatenated) from `b`.
 /// Fails when a value is missing or does not fit the executor's limits.
 bool fillParams(const Collective &c, const Binding &b, exec::Params &P,

@@ -120,6 +120,16 @@ constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 /// either wins by 10-30% from run to run. Was 1 MiB, which left 4096 x 64
 /// on one-shot. purlinc --epilogue-small-bytes sets it per build.
 constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
+/// The lanes of the one-shot band's plan with an epilogue (`direct`; its
+/// in-place copy plan keeps the small band's 8). Its lanes share only the
+/// rows (purlin_plan_info::rows), so a launch runs min(lanes, rows) of
+/// them (Shared::liveLanes): 1 at one token. 16: at 8 ranks a GPU, 128
+/// blocks of 512 threads, one a SM (128 registers a thread), fit an H100's
+/// or H200's 132 SMs in one wave (the measured why: 32 lanes, `d_wide`,
+/// took 10.4 us at 32 tokens x 4096 against 15.2 for 8 lanes walking 4 rows
+/// each, but 6.4 against 5.4 at 8 tokens, its 256 blocks two waves;
+/// docs/performance.md, twentieth and twenty-first sessions).
+constexpr int kDefaultEpilogueDirectLanes = 16;
 
 /// The edge from which a collective with an epilogue takes the unfused
 /// plans (the epilogue a second consume, or a launch of its own, over rows

@@ -164,6 +164,12 @@ struct Shared {
   // 0: the target's own. Small messages run faster in smaller lanes (fewer
   // warps meet at each barrier); a target takes at most its own.
   int laneThreads = 0;
+  // Lanes this launch runs, fewer than L, or 0: all L. Set by a runtime for
+  // a plan whose lanes share only its epilogue's rows (purlin_plan_info's
+  // `rows`: one-shot with an epilogue, boundary syncs only), so that a
+  // call of few rows launches no lanes without one (liveLanesOf). The
+  // signal and aux layouts keep L: lanes that do not run keep their words.
+  int liveLanes = 0;
   // Per buffer, its element type (Numbering.h's number) where it is not
   // the launch's: an epilogue's own input or output declared with another
   // floating type (a quantized output, an f32 scale); -1 for the launch's.
@@ -193,6 +199,11 @@ struct Shared {
   uint64_t *signals[kMaxRanks];
   Params P;
 };
+
+/// The lanes a launch of S runs (Shared::liveLanes): lanes 0 .. this - 1.
+PURLIN_HD int liveLanesOf(const Shared &S) {
+  return S.liveLanes > 0 && S.liveLanes < S.L ? S.liveLanes : S.L;
+}
 
 PURLIN_HD uint64_t *signalWord(const Shared &S, int to, int sig, int from,
                                int lane, int chunk) {
