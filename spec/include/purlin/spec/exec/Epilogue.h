@@ -246,8 +246,9 @@ PURLIN_HD bool epiReceivedAligned(const Shared &S, int r, int64_t i0) {
 template <class C, class E, int kMode = kEpiFused, class Tgt>
 PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
                          const int64_t *ext, int64_t ninner) {
+  // ceil(vectors / threads) > kEpiRowVecs, without the division
   if (ninner % kEpiVec != 0 ||
-      (ninner / kEpiVec + t.threads() - 1) / t.threads() > Tgt::kEpiRowVecs)
+      ninner / kEpiVec > (int64_t)Tgt::kEpiRowVecs * t.threads())
     return false;
   const Params &P = S.P;
   // The received area (this rank's: the stash stores into it, the apply
@@ -328,8 +329,13 @@ PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
   const int64_t nvec = ninner / kEpiVec;
   const int th = t.thread(), T = t.threads();
   int nmine = 0; // the thread's vectors (nvec <= kV * T: 32-bit)
-  if (th < nvec)
+  if constexpr (kV <= 8) { // a GPU's few: counted, no division
+PURLIN_UNROLL
+    for (int k = 0; k < kV; ++k)
+      nmine += th + k * T < (int)nvec ? 1 : 0;
+  } else if (th < nvec) {
     nmine = ((int)nvec - th + T - 1) / T;
+  }
   float row[kV][kEpiVec];
   // One-shot (one rank's statements): the vector form's inputs loaded once,
   // before the contributions, and kept in registers for every pass (loaded
