@@ -156,6 +156,44 @@ def user_collective(comm, pools, rank, R):
         same(y, xs[R - 1 - rank].flip(0), f"reverse_ranks C={C}")
 
 
+def fused_epilogue(comm, pools, rank, R):
+    """all_reduce_rmsnorm across processes, bf16, hidden 1024: token counts
+    that run 1, 16, 7, 16, 1 of the fused one-shot's 16 lanes one call after
+    another (only the lanes with a row run: Shared::liveLanes; every
+    process decides alike), then 300 tokens (600 KiB a rank: the fused
+    two-shot). Against torch's unfused chain in f32 on the CPU (the sum in
+    ascending rank, + residual, rms_norm, * weight) within one bf16 ulp
+    (test_gpu.py's tolerance); the residual, updated in place, bit for
+    bit. Four buffers at 1 MiB apart in one pool of each kind."""
+    H, dtype, MiB = 1024, torch.bfloat16, 1 << 20
+    for kind in ("sym", "reg"):
+        base = (pools.sym if kind == "sym" else pools.reg)[0]
+        for N in (1, 20, 7, 16, 1, 300):
+            n = N * H
+            view = lambda k, m: base[k * MiB:k * MiB + 2 * m].view(dtype)
+            x, res, w, y = view(0, n), view(1, n), view(2, H), view(3, n)
+            seed = 900 + N
+            xs = inputs(dtype, n, seed, R)
+            r0 = inputs(dtype, n, seed + 1, R)[rank]
+            w0 = inputs(dtype, H, seed + 2, R)[rank]
+            fill(x, xs[rank])
+            fill(res, r0)
+            fill(w, w0)
+            poison(y)
+            comm.all_reduce_rmsnorm(x.view(N, H), res.view(N, H), w, 1e-6, y.view(N, H))
+            torch.cuda.synchronize()
+            acc = xs[0].float()
+            for t in xs[1:]:
+                acc = acc + t.float()
+            h = (acc + r0.float()).view(N, H)
+            _CHECKS[0] += 1
+            same(res, h.to(dtype).flatten(), f"all_reduce_rmsnorm {kind} N={N} residual")
+            want = torch.nn.functional.rms_norm(h, (H,), eps=1e-6) * w0.float()
+            torch.testing.assert_close(y.detach().cpu().float().view(N, H), want,
+                                       rtol=2 ** -7, atol=2 ** -7,
+                                       msg=lambda m: f"all_reduce_rmsnorm {kind} N={N}: {m}")
+
+
 def graph_replays(comm, pools, rank, R):
     C = 4096
     buf = pools.get("reg", 0, torch.bfloat16, C)
@@ -296,6 +334,7 @@ def main(rank, R, init_file, outdir):
         pools = Pools(comm, 8 * 65537 * 4 * 2)
         standard_calls(comm, pools, rank, R, 0)
         user_collective(comm, pools, rank, R)
+        fused_epilogue(comm, pools, rank, R)
         graph_replays(comm, pools, rank, R)
         graph_buffers(comm, rank, R)
         bad_calls(comm, rank, R)
