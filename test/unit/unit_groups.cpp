@@ -3,7 +3,7 @@
 // writes them (a sub-group's sets, a shift's map, every other rank, the
 // hierarchical all-reduce's reduce-scatter), every rank count 1..8 and every
 // group size, the peers, flows, boxes and staging parts the executor
-// computes equal those counted name by name.
+// computes equal those counted name by name. And splitRange's pieces.
 #include "check.h"
 
 #include "purlin/spec/Exec.h"
@@ -163,7 +163,32 @@ template <class C> void laws(const char *what) {
 }
 } // namespace
 
+// splitRange (exec/State.h): its shift path (parts and granule powers of
+// two) and its division paths cut every range as the plain formula does,
+// and the pieces tile [0, n).
+void splitRanges() {
+  int bad = 0;
+  for (int64_t n : {0, 1, 2, 3, 7, 8, 63, 64, 65, 1000, 4099, 65536, 1 << 20})
+    for (int64_t parts : {1, 2, 3, 4, 5, 8, 12, 16, 32, 64})
+      for (int64_t g : {1, 2, 3, 4, 8, 16}) {
+        int64_t prev = 0;
+        for (int64_t i = 0; i < parts; ++i) {
+          int64_t a, b;
+          splitRange(n, parts, i, g, a, b);
+          int64_t wa = (n * i / parts) / g * g;
+          int64_t wb = i + 1 == parts ? n : (n * (i + 1) / parts) / g * g;
+          wa = wa > n ? n : wa;
+          wb = wb < wa ? wa : wb;
+          bad += a != wa || b != wb || a != prev;
+          prev = b;
+        }
+        bad += prev != n;
+      }
+  CHECK_EQ(bad, 0);
+}
+
 int main() {
+  splitRanges();
   laws<GroupAllReduce>("sub-group all-reduce");
   laws<Shift>("shift");
   laws<Evens>("every other rank");

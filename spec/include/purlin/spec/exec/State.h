@@ -228,6 +228,15 @@ struct Box {
   int64_t sbase = 0, dbase = 0;
 };
 
+/// The exponent of a power of two (its trailing zeros).
+PURLIN_HD int log2Pow2(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __ffs((int)v) - 1;
+#else
+  return __builtin_ctz(v);
+#endif
+}
+
 /// Cuts [0, n) into `parts` ranges and returns range i, cut points rounded
 /// down to multiples of `g` so that vector accesses stay whole.
 PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
@@ -236,8 +245,17 @@ PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
     // 32-bit division: a 64-bit one is a long software routine on a GPU,
     // and this runs on a lane's critical path.
     const uint32_t n32 = (uint32_t)n, p32 = (uint32_t)parts, g32 = (uint32_t)g;
-    a = (int64_t)((n32 * (uint32_t)i / p32) / g32 * g32);
-    b = (i + 1 == parts) ? n : (int64_t)((n32 * (uint32_t)(i + 1) / p32) / g32 * g32);
+    if (((p32 & (p32 - 1)) | (g32 & (g32 - 1))) == 0) {
+      // Parts and granule powers of two (lanes x chunks, elements a line
+      // or vector: the usual case): shifts, the same quotients, where each
+      // division is ~20 instructions around a reciprocal on a GPU.
+      const int ps = log2Pow2(p32), gs = log2Pow2(g32);
+      a = (int64_t)(((n32 * (uint32_t)i) >> ps) >> gs << gs);
+      b = (i + 1 == parts) ? n : (int64_t)(((n32 * (uint32_t)(i + 1)) >> ps) >> gs << gs);
+    } else {
+      a = (int64_t)((n32 * (uint32_t)i / p32) / g32 * g32);
+      b = (i + 1 == parts) ? n : (int64_t)((n32 * (uint32_t)(i + 1) / p32) / g32 * g32);
+    }
   } else {
     a = (n * i / parts) / g * g;
     b = (i + 1 == parts) ? n : (n * (i + 1) / parts) / g * g;
