@@ -279,6 +279,14 @@ struct Emitter {
     }
   }
 
+  // The call of exec's laneRowShape for consume step `st` (its clause's
+  // rows, an owner's share where it is owned) into `out` ("rows, inner").
+  static std::string laneRowShape(const Step &st, const char *out) {
+    const std::string k = std::to_string(st.clause);
+    return "detail::laneRowShape<Clause" + k + ", Epilogue" + k + ">(*S, " +
+           (st.sel == Selection::Owned ? "true" : "false") + ", " + out + ");";
+  }
+
   void plan(size_t i, const Plan &p) {
     os << "// snac.program \"" << p.strategy << "\" lanes " << p.lanes << " chunks " << p.chunks
        << "\ntemplate <class Tgt> PURLIN_HD void plan_" << i << "(Tgt &t) {\n";
@@ -307,29 +315,18 @@ struct Emitter {
       // clause's rows, or an owner's share of them, ceil(rows / R), in the
       // owned form: epiRows cuts rows piece r of R).
       const Step &st = p.steps[ap.apply];
-      const std::string C = "Clause" + std::to_string(st.clause),
-                        E = "Epilogue" + std::to_string(st.clause);
       os << "template <class Tgt> PURLIN_HD void apply_" << i << "(Tgt &t) {\n";
       step(p, st, "0", "  ");
       os << "}\ninline void applyShape_" << i
          << "(const Shared *S, int64_t *rows, int64_t *inner) {\n"
-         << "  int64_t ext[kMaxDims] = {0};\n  *rows = *inner = 1;\n"
-         << "  detail::rowShape<" << C << ", " << E << ">(S->P, ext, *rows, *inner);\n";
-      if (st.sel == Selection::Owned)
-        os << "  *rows = (*rows + S->R - 1) / S->R; // an owner's rows\n";
-      os << "}\n\n";
+         << "  " << laneRowShape(st, "*rows, *inner") << "\n}\n\n";
     }
-    if (const Step *st = rowLaneStep(p)) {
+    if (const Step *st = rowLaneStep(p))
       // The rows its lanes share (purlin_plan_info::rows): a runtime runs
       // no lane without one (Shared::liveLanes).
       os << "inline int64_t rows_" << i << "(const Shared *S) {\n"
-         << "  int64_t ext[kMaxDims] = {0}, rows = 1, inner = 1;\n"
-         << "  detail::rowShape<Clause" << st->clause << ", Epilogue" << st->clause
-         << ">(S->P, ext, rows, inner);\n";
-      if (st->sel == Selection::Owned)
-        os << "  rows = (rows + S->R - 1) / S->R; // an owner's rows\n";
-      os << "  return rows;\n}\n\n";
-    }
+         << "  int64_t rows = 1, inner = 1;\n  " << laneRowShape(*st, "rows, inner")
+         << "\n  return rows;\n}\n\n";
     // Scratch: exec.h's layout of the areas the stages need, in order.
     os << "inline int64_t layout_" << i << "(Shared *S) {\n"
        << "  const Params &P = S->P; (void)P;\n  int64_t off = 0;\n  layoutReset(S);\n";

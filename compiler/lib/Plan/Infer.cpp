@@ -554,7 +554,7 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // One-shot with an epilogue: more lanes, run only where they have rows
   // (kDefaultEpilogueDirectLanes); its unfused form, whose lanes all run,
   // keeps the small band's.
-  const int directLanes = opts.lanes ? opts.lanes : epilogue ? kDefaultEpilogueDirectLanes : 8;
+  const int directLanes = epilogue && !opts.lanes ? kDefaultEpilogueDirectLanes : smallLanes;
   return add("direct", directLanes, 0, small, smallLanes) &&
          add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
          add("direct_copy", smallLanes, 0, small) &&

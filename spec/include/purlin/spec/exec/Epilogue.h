@@ -561,6 +561,19 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
     (d < E::kRowDims ? nrows : ninner) *= ext[d];
   }
 }
+/// The rows a rank's lanes share in a consume of clause C through E, and
+/// the elements a row: the clause's rows, or (owned) an owner's most,
+/// ceil(rows / R), as epiRows cuts them by rank. Generated code sizes the
+/// epilogue's launch of its own (applyShape_N) and a plan's live lanes
+/// (rows_N) by it.
+template <class C, class E>
+PURLIN_HD void laneRowShape(const Shared &S, bool owned, int64_t &rows, int64_t &inner) {
+  int64_t ext[kMaxDims] = {0};
+  rows = inner = 1;
+  rowShape<C, E>(S.P, ext, rows, inner);
+  if (owned)
+    rows = (rows + S.R - 1) / S.R;
+}
 /// c = the coordinates of row `row`'s first element.
 template <class C, class E>
 PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
