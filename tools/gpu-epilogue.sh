@@ -227,6 +227,9 @@ variants)
   done
   wait
   echo "== builds: $(( $(date +%s) - t0 )) s"
+  # EPI_BUILD_ONLY=1: the builds alone (tools/gpu-next.sh starts them beside
+  # its other builds; its variants step then finds them made).
+  [ -n "${EPI_BUILD_ONLY:-}" ] && exit 0
   for i in "${sel[@]}"; do
     echo "== variant $i: ${flags[$i]:-(as committed)}"
     "build-gpu-epi-v$i/tools/purlin-bench/purlin-epilogue-bench" -g 8 -n 50 \

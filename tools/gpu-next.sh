@@ -27,8 +27,9 @@
 #             d_wide columns)
 #   mp        MP_ONLY=sizes tools/gpu-mp.sh run gen-mp-ll (traced)
 #   tma       the TMA tests not run yet (tools/gpu-tma.sh run gen-tma test)
-#   variants  EPI_VARIANTS="0 9 10" tools/gpu-epilogue.sh variants gen-epi
-#             (builds of its own: last, as it needs the most time)
+#   variants  EPI_VARIANTS="${NEXT_VARIANTS:-0 11}" tools/gpu-epilogue.sh
+#             variants gen-epi at NEXT_TOKENS (default 1,2,4,...,128); its
+#             builds start with the others
 #   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
 #             table, 4096 x 1 and 16; a build of its own)
 #   gen-all   PURLIN_GPU_QUICK=1 tools/gpu.sh gen-all (needs gen-all:
@@ -93,6 +94,8 @@ run)
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
+  has variants && EPI_VARIANTS="${NEXT_VARIANTS:-0 11}" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
+    bash tools/gpu-epilogue.sh variants gen-epi >"$L/build-variants.log" 2>&1 &
   has mp && (cmake -G Ninja -S . -B build-gpu-mp $C -DPURLIN_GEN_ONLY= \
                -DPURLIN_GEN_DIR="$PWD/gen-mp-ll" &&
              ninja -C build-gpu-mp -j16 purlin-mp-test purlin-unit_bootstrap) \
@@ -127,7 +130,8 @@ run)
     mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
     tma) step tma 250 env TMA_ONLY="all_to_all_v_tma: all_reduce_2d_tma: all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K" \
            bash tools/gpu-tma.sh run gen-tma test ;;
-    variants) step variants 300 env EPI_VARIANTS="0 9 10" EPI_TOKENS=1,8,32,128 \
+    variants) step variants 120 env EPI_VARIANTS="${NEXT_VARIANTS:-0 11}" \
+                EPI_TOKENS="${NEXT_TOKENS:-1,2,4,8,16,32,64,128}" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
     timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
             sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
