@@ -32,6 +32,8 @@
 #             builds start with the others
 #   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
 #             table, 4096 x 1 and 16; a build of its own)
+#   py        tools/python-gpu.sh run (carry .pycache-gpu: tools/python-gpu.sh
+#             gen): torch's tests, virtual ranks and processes under MPS
 #   gen-all   PURLIN_GPU_QUICK=1 tools/gpu.sh gen-all (needs gen-all:
 #             tools/gpu-mp.sh gen gen-all)
 set -uo pipefail
@@ -96,6 +98,9 @@ run)
                 >"$L/build-epi.log" 2>&1 &
   has variants && EPI_VARIANTS="${NEXT_VARIANTS:-0 11}" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
     bash tools/gpu-epilogue.sh variants gen-epi >"$L/build-variants.log" 2>&1 &
+  has py && (cmake -G Ninja -S . -B build-gpu $C -DPURLIN_GEN_ONLY= &&
+             ninja -C build-gpu -j16 purlin_cuda_api purlin_host_api purlin-bench) \
+               >"$L/build-py.log" 2>&1 &
   has mp && (cmake -G Ninja -S . -B build-gpu-mp $C -DPURLIN_GEN_ONLY= \
                -DPURLIN_GEN_DIR="$PWD/gen-mp-ll" &&
              ninja -C build-gpu-mp -j16 purlin-mp-test purlin-unit_bootstrap) \
@@ -135,6 +140,8 @@ run)
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
     timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
             sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
+    py) step py 200 env PYTEST_TIMEOUT=150 PYTEST_MP_TIMEOUT=200 bash tools/python-gpu.sh run
+        grep -hE "passed|failed|error|==" "$L/py.txt" | head -20 ;;
     gen-all) step gen-all 400 env PURLIN_GPU_QUICK=1 bash tools/gpu.sh gen-all ;;
     *) note "$s: unknown step" ;;
     esac
