@@ -124,6 +124,9 @@ run)
     local rc=$?
     note "$name: rc=$rc in $(( $(date +%s) - s )) s"
     sed -n '/== summary/,$p' "$L/$name.txt" | head -40
+    # Each step's log as it ends (a call cut short by the device's time
+    # limit still brings back the steps that ended).
+    [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-next-logs.tgz" -C "$L" . 2>/dev/null
   }
   for s in "${steps[@]}"; do
     case "$s" in
