@@ -196,7 +196,13 @@ variants)
   # one-shot kernel 168 registers, 10 with EPI_LOADS=8 214, the two-shot
   # 197, no spill). 11 loads one-shot's epilogue inputs in each pass
   # again, as before the twenty-second session (no input held in
-  # registers: Target::kEpiHeldVecs 0).
+  # registers: Target::kEpiHeldVecs 0). 12 runs the owned form's
+  # statements for 8 ranks side by side instead of 4 (the fused two-shot:
+  # one group at 8 ranks, so one pair of passes and one row reduction where
+  # 4 at once has two; ptxas sm_90 bf16 plan 0: 128 registers, no spill,
+  # 8,513 instructions against 5,643; the hand-written two-shot runs all 8
+  # at once and takes half the time: docs/performance.md, twenty-third
+  # session).
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
@@ -207,7 +213,8 @@ variants)
          "-DPURLIN_SM_THREADS=256 -DPURLIN_SM_EPI_ROW_VECS=4 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
-         "-DPURLIN_SM_EPI_HELD_VECS=0")
+         "-DPURLIN_SM_EPI_HELD_VECS=0"
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
