@@ -42,6 +42,7 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.chunks = o.chunks;
   infer.smallBytes = o.smallBytes;
   infer.epilogueSmallBytes = o.epilogueSmallBytes;
+  infer.epilogueDirectBytes = o.epilogueDirectBytes;
   infer.llBytes = o.llBytes;
   infer.epilogueUnfusedBytes = o.epilogueUnfusedBytes;
   infer.ll128Bytes = o.ll128Bytes;
@@ -113,6 +114,11 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.epilogueSmallBytes < 0) {
     error = "--epilogue-small-bytes must not be negative (0: no one-shot "
             "band), got " + std::to_string((int64_t)p.epilogueSmallBytes);
+    return false;
+  }
+  if (p.epilogueDirectBytes < 0 && p.epilogueDirectBytes != kAutoEpilogueDirectBytes) {
+    error = "--epilogue-direct-bytes must be -1 (as --epilogue-small-bytes) "
+            "or not negative, got " + std::to_string((int64_t)p.epilogueDirectBytes);
     return false;
   }
   return true;

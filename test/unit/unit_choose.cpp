@@ -171,11 +171,12 @@ void bandBindings() {
 
 // In place: all_reduce's rule (a plan that reads its inputs where they
 // are, whatever its band) and an epilogue's (bandFirst: the band's copy
-// plan first), over the default plan set of all_reduce_rmsnorm.
+// plan first), over the default plan set of all_reduce_rmsnorm (its fused
+// one-shot through 512 KiB out of place, its copy plan below it).
 void inPlace() {
   purlin_plan_info plans[5] = {
-      plan("direct", 0, 524288, false, plainLayout),
-      plan("two_shot", 524288, 4194304, false, plainLayout),
+      plan("direct", 0, 524289, false, plainLayout),
+      plan("two_shot", 524289, 4194304, false, plainLayout),
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
       plan("direct_copy", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
@@ -195,6 +196,12 @@ void inPlace() {
   CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
   CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
+  // At 512 KiB in place the two-shot's copy plan (the one-shot copy plan's
+  // band ends there), out of place the fused one-shot (its band holds it).
+  CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 524288, InPlace::No, 8, "", false, true), 0);
+  CHECK_EQ(choosePlan(&info, 524289, InPlace::No, 8, "", false, true), 1);
   // Out of place, the band's plan either way.
   for (bool bf : {false, true}) {
     CHECK_EQ(choosePlan(&info, 2048, InPlace::No, 8, "", false, bf), 0);

@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
   int lanes = opts.pipeline.lanes, chunks = opts.pipeline.chunks;
   int64_t smallBytes = opts.pipeline.smallBytes;
   int64_t epilogueSmallBytes = opts.pipeline.epilogueSmallBytes;
+  int64_t epilogueDirectBytes = opts.pipeline.epilogueDirectBytes;
   int64_t llBytes = opts.pipeline.llBytes;
   int64_t epilogueUnfusedBytes = opts.pipeline.epilogueUnfusedBytes;
   int64_t ll128Bytes = opts.pipeline.ll128Bytes;
@@ -99,6 +100,11 @@ int main(int argc, char **argv) {
                  "auto, a collective with an epilogue: one-shot below this "
                  "many bytes per rank, row-owned two-shot from it (0: never "
                  "one-shot)");
+  app.add_option("--epilogue-direct-bytes", epilogueDirectBytes,
+                 "auto, a collective with an epilogue, out of place: the "
+                 "fused one-shot below this many bytes per rank (-1, the "
+                 "default: as --epilogue-small-bytes; 512 KiB + 1 at its "
+                 "default)");
   app.add_option("--ll-bytes", llBytes,
                  "auto: below this many bytes per rank, a staged_ll plan "
                  "(flagged lines, no barrier) chosen only where the ranks run "
@@ -141,6 +147,7 @@ int main(int argc, char **argv) {
   opts.pipeline.chunks = chunks;
   opts.pipeline.smallBytes = smallBytes;
   opts.pipeline.epilogueSmallBytes = epilogueSmallBytes;
+  opts.pipeline.epilogueDirectBytes = epilogueDirectBytes;
   opts.pipeline.llBytes = llBytes;
   opts.pipeline.epilogueUnfusedBytes = epilogueUnfusedBytes;
   opts.pipeline.ll128Bytes = ll128Bytes;

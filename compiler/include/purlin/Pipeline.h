@@ -87,6 +87,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       *this, "epilogue-small-bytes",
       llvm::cl::desc("purlin-snac-infer: auto's one-shot band edge with an epilogue"),
       llvm::cl::init(SnacInferOptions().epilogueSmallBytes)};
+  Option<int64_t> epilogueDirectBytes{
+      *this, "epilogue-direct-bytes",
+      llvm::cl::desc("purlin-snac-infer: auto's fused one-shot band edge out "
+                     "of place (-1: as epilogue-small-bytes, 512 KiB + 1 "
+                     "at its default)"),
+      llvm::cl::init(SnacInferOptions().epilogueDirectBytes)};
   Option<int64_t> llBytes{
       *this, "ll-bytes",
       llvm::cl::desc("purlin-snac-infer: auto's low-latency band for several "

@@ -27,6 +27,7 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.chunks = chunks;
       o.smallBytes = smallBytes;
       o.epilogueSmallBytes = epilogueSmallBytes;
+      o.epilogueDirectBytes = epilogueDirectBytes;
       o.llBytes = llBytes;
       o.epilogueUnfusedBytes = epilogueUnfusedBytes;
       o.ll128Bytes = ll128Bytes;

@@ -555,8 +555,20 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // (kDefaultEpilogueDirectLanes); its unfused form, whose lanes all run,
   // keeps the small band's.
   const int directLanes = epilogue && !opts.lanes ? kDefaultEpilogueDirectLanes : smallLanes;
-  return add("direct", directLanes, 0, small, smallLanes) &&
-         add(two ? "two_shot" : "direct", largeLanes, small, -1) &&
+  // Its band out of place (epilogueDirectBytes); the copy plans' in place
+  // is `small`'s.
+  const int64_t directEdge =
+      !epilogue ? small
+      : opts.epilogueDirectBytes != kAutoEpilogueDirectBytes ? opts.epilogueDirectBytes
+      : small == kDefaultEpilogueSmallBytes ? kDefaultEpilogueDirectBytes
+                                             : small;
+  if (directEdge < 0) {
+    error = "epilogue-direct-bytes must be -1 or not negative, got " +
+            std::to_string(directEdge);
+    return false;
+  }
+  return add("direct", directLanes, 0, directEdge, smallLanes) &&
+         add(two ? "two_shot" : "direct", largeLanes, directEdge, -1) &&
          add("direct_copy", smallLanes, 0, small) &&
          add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
 }

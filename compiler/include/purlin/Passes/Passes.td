@@ -36,6 +36,12 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "::purlin::kDefaultEpilogueSmallBytes",
            "auto, a collective with an epilogue: below this many bytes per "
            "rank, one-shot; from it on, row-owned two-shot (0: never one-shot)">,
+    Option<"epilogueDirectBytes", "epilogue-direct-bytes", "int64_t",
+           "::purlin::kAutoEpilogueDirectBytes",
+           "auto, a collective with an epilogue, out of place: below this "
+           "many bytes per rank, the fused one-shot (its in-place copy plan "
+           "keeps epilogue-small-bytes; -1, the default: as "
+           "epilogue-small-bytes, 512 KiB + 1 at its default)">,
     Option<"llBytes", "ll-bytes", "int64_t", "::purlin::kAutoLLBytes",
            "auto: below this many bytes per rank, a staged_ll plan chosen "
            "only where the ranks run in several launches (0: none; -1, the "

@@ -40,6 +40,11 @@ struct InferOptions {
   // auto, a collective with an epilogue: below this, one-shot; from it
   // on, two-shot with row-aligned owners (spec/Plan.h says why 1 MiB)
   int64_t epilogueSmallBytes = kDefaultEpilogueSmallBytes;
+  // auto, a collective with an epilogue, out of place: the fused
+  // one-shot below this (its in-place copy plan keeps epilogueSmallBytes);
+  // kAutoEpilogueDirectBytes (-1): kDefaultEpilogueDirectBytes with the
+  // default epilogueSmallBytes, else epilogueSmallBytes
+  int64_t epilogueDirectBytes = kAutoEpilogueDirectBytes;
   // auto: below this, a staged_ll plan first, for calls whose ranks run in
   // several launches only (Plan::severalLaunches); 0: none; kAutoLLBytes
   // (-1, the default): kDefaultLLBytes for a collective whose clauses all
