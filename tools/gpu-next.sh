@@ -72,6 +72,8 @@ gen)
   ;;
 run)
   steps=(${2:-ll epi mp tma variants})
+  # The variants step's builds (started with the others) and its grid.
+  variants=${NEXT_VARIANTS:-0 12} vtokens=${NEXT_TOKENS:-1,16,32,64,128,256}
   T0=$(date +%s)
   budget=${GPU_NEXT_BUDGET:-560}
   el() { echo $(( $(date +%s) - T0 )); }
@@ -96,7 +98,7 @@ run)
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
-  has variants && EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
+  has variants && EPI_VARIANTS="$variants" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
     bash tools/gpu-epilogue.sh variants gen-epi >"$L/build-variants.log" 2>&1 &
   has py && (cmake -G Ninja -S . -B build-gpu $C -DPURLIN_GEN_ONLY= &&
              ninja -C build-gpu -j16 purlin_cuda_api purlin_host_api purlin-bench) \
@@ -138,8 +140,7 @@ run)
     mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
     tma) step tma 250 env TMA_ONLY="all_to_all_v_tma: all_reduce_2d_tma: all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K" \
            bash tools/gpu-tma.sh run gen-tma test ;;
-    variants) step variants 120 env EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" \
-                EPI_TOKENS="${NEXT_TOKENS:-1,16,32,64,128,256}" \
+    variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
     timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
             sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
