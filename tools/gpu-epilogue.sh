@@ -32,9 +32,11 @@
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
 #                                     purlin-epilogue-bench (sm_90, no MLIR),
-#                                     runs them, writes logs under $OUT (else
-#                                     build-gpu-epi/logs), prints a summary
-#                                     last
+#                                     runs them (the bench also in place at
+#                                     EPI_INPLACE_TOKENS, default
+#                                     16,32,64,128), writes logs under $OUT
+#                                     (else build-gpu-epi/logs), prints a
+#                                     summary last
 #
 # Test grid (purlin-epilogue-test, 8 virtual ranks, in and out of place):
 #   all_reduce_rmsnorm, bf16: tokens 1,2,3,7,128,1000,4096 x hidden 1024,
@@ -129,6 +131,16 @@ run)
   $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 \
     --tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096 2>&1 | tee "$LOG/epilogue-bench.log"
   step "bench ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench.log"); table in $LOG/epilogue-bench.log"
+  # In place (y at x's address): the in-place plans around their edge
+  # (direct_copy below 512 KiB a rank, two_shot_copy from it on), to decide
+  # whether it can follow the out-of-place edge (docs/performance.md,
+  # twenty-third session). EPI_INPLACE_TOKENS= (empty) leaves it out.
+  if [ -n "${EPI_INPLACE_TOKENS-16,32,64,128}" ]; then
+    t0=$(date +%s)
+    $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden 4096,8192 --inplace 1 \
+      --tokens "${EPI_INPLACE_TOKENS-16,32,64,128}" 2>&1 | tee "$LOG/epilogue-bench-inplace.log"
+    step "bench in place ($(( $(date +%s) - t0 )) s): $(tail -1 "$LOG/epilogue-bench-inplace.log")"
+  fi
   echo "== summary"
   printf '%s\n' "${summary[@]}"
   ;;

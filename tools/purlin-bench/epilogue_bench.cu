@@ -31,7 +31,15 @@
 // outputs are compared with the unfused pipeline's (a sanity check;
 // purlin-epilogue-test is the correctness test).
 //
-//   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192]
+// --inplace 1: the fused forms store y at x's address (the output over the
+// communicated input), so the chooser takes the in-place plans
+// (direct_copy below its in-place edge, two_shot_copy from it on) and the
+// forced copies run theirs (direct: direct_copy, two_shot: two_shot_copy);
+// x is restored from a saved copy before each check, and every timed call
+// overwrites it (values stay bounded: y is normalized). The pair and the
+// hand-written kernels stay out of place (the baselines).
+//
+//   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192] [--inplace 0|1]
 //                         [--tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096]
 #include "GeneratedRegistry.h"
 #include "bench.h"
@@ -378,6 +386,7 @@ std::vector<int64_t> list(const char *s) {
 
 int main(int argc, char **argv) {
   int R = 8, iters = 50;
+  bool inplace = false;
   std::vector<int64_t> hidden = {4096, 8192}, tokens = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -389,6 +398,8 @@ int main(int argc, char **argv) {
       hidden = list(argv[i + 1]);
     else if (k == "--tokens")
       tokens = list(argv[i + 1]);
+    else if (k == "--inplace")
+      inplace = std::atoi(argv[i + 1]) != 0;
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -436,7 +447,8 @@ int main(int argc, char **argv) {
   // Per rank: x, res, w, eps (inputs), y, res_out (fused outputs), ar
   // (the all-reduce's output), y2, res2 (the norm kernel's outputs).
   const int64_t E = maxN * maxH;
-  std::vector<__nv_bfloat16 *> x(R), res(R), w(R), eps(R), y(R), ro(R), arOut(R), y2(R), ro2(R);
+  std::vector<__nv_bfloat16 *> x(R), res(R), w(R), eps(R), y(R), ro(R), arOut(R), y2(R), ro2(R),
+      xs(R);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<__nv_bfloat16> host(E);
@@ -447,11 +459,12 @@ int main(int argc, char **argv) {
   };
   const float epsV = 1e-5f;
   for (int r = 0; r < R; ++r) {
-    for (auto *v : {&x, &res, &y, &ro, &arOut, &y2, &ro2})
+    for (auto *v : {&x, &res, &y, &ro, &arOut, &y2, &ro2, &xs})
       CUDA_OK(cudaMalloc(&(*v)[r], E * 2));
     CUDA_OK(cudaMalloc(&w[r], maxH * 2));
     CUDA_OK(cudaMalloc(&eps[r], 16));
     fill(x[r], E, 1.f, 0.f);
+    CUDA_OK(cudaMemcpy(xs[r], x[r], E * 2, cudaMemcpyDeviceToDevice));
     fill(res[r], E, 1.f, 0.f);
     fill(w[r], maxH, 0.5f, 1.f);
     host[0] = __float2bfloat16(epsV);
@@ -459,7 +472,7 @@ int main(int argc, char **argv) {
   }
   std::vector<void *> fb(R * 6), ab(R * 2);
   for (int r = 0; r < R; ++r) {
-    void *b6[6] = {x[r], res[r], w[r], eps[r], y[r], ro[r]};
+    void *b6[6] = {x[r], res[r], w[r], eps[r], inplace ? x[r] : y[r], ro[r]};
     std::copy(b6, b6 + 6, fb.begin() + r * 6);
     ab[r * 2] = x[r];
     ab[r * 2 + 1] = arOut[r];
@@ -480,7 +493,8 @@ int main(int argc, char **argv) {
   }
   void *streams[1] = {s};
   std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
-              "median of 5 replays (us per call)\n", R, iters);
+              "median of 5 replays (us per call)%s\n", R, iters,
+              inplace ? "; the fused forms in place (y at x's address)" : "");
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
@@ -507,6 +521,13 @@ int main(int argc, char **argv) {
         std::printf("FAIL: unexpected scalar order of all_reduce_rmsnorm\n");
         return 1;
       }
+      // In place, x as filled (a timed fused call overwrote it).
+      auto restoreX = [&] {
+        for (int r = 0; r < R; ++r)
+          CUDA_OK(cudaMemcpyAsync(x[r], xs[r], N * H * 2, cudaMemcpyDeviceToDevice, s));
+      };
+      if (inplace)
+        restoreX();
       auto arCall = [&] { PURLIN_OK(purlinLaunch(ar, &aa)); };
       auto normCall = [&] { launchNorm(np, R, N, (int)H, epsV, s); };
       arCall();
@@ -518,12 +539,13 @@ int main(int argc, char **argv) {
       double tv[kForms] = {-1, -1, -1, -1, -1, -1}, worst = 0;
       std::string plan = "-";
       bool ok = true;
-      // y (the form's output) against y2 (the pipeline's), ranks 0 and R-1.
-      auto check = [&] {
+      // out (the form's output: y, or x where the fused forms run in place)
+      // against y2 (the pipeline's), ranks 0 and R-1.
+      auto check = [&](const std::vector<__nv_bfloat16 *> &out) {
         double maxd = 0;
         for (int r = 0; r < R; r += std::max(1, R - 1)) {
           std::vector<__nv_bfloat16> a(N * H), b(N * H);
-          CUDA_OK(cudaMemcpy(a.data(), y[r], N * H * 2, cudaMemcpyDeviceToHost));
+          CUDA_OK(cudaMemcpy(a.data(), out[r], N * H * 2, cudaMemcpyDeviceToHost));
           CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
           for (int64_t i = 0; i < N * H; ++i) {
             const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
@@ -539,8 +561,13 @@ int main(int argc, char **argv) {
         if (!fusedH[v])
           continue;
         auto fusedCall = [&] { PURLIN_OK(purlinLaunch(fusedH[v], &fa)); };
-        for (int r = 0; r < R; ++r) // poison: a form that stores nothing fails
-          CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
+        // Poison (a form that stores nothing fails); in place x itself,
+        // restored (a form that stores nothing leaves the input: fails).
+        if (inplace)
+          restoreX();
+        else
+          for (int r = 0; r < R; ++r)
+            CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
         if (purlinStatus st = purlinLaunch(fusedH[v], &fa)) {
           // A form this GPU cannot launch (the wide one's lanes do not
           // fit at once): said once, then left out.
@@ -554,17 +581,19 @@ int main(int argc, char **argv) {
         CUDA_OK(cudaStreamSynchronize(s));
         if (v == 0)
           plan = purlinCollLastPlan(fusedH[v]);
-        check();
+        check(inplace ? x : y);
         tv[v] = timeGraph(s, iters, fusedCall);
       }
       // The hand-written fused kernels (one-shot, two-shot), checked the
       // same way: outputs poisoned, one call checked, then timed.
       auto checkedTime = [&](const std::function<void()> &call) {
+        if (inplace)
+          restoreX();
         for (int r = 0; r < R; ++r)
           CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
         call();
         CUDA_OK(cudaStreamSynchronize(s));
-        check();
+        check(y);
         return timeGraph(s, iters, call);
       };
       const double th = checkedTime([&] { launchHandFused(hp, R, N, (int)H, epsV, s); });
