@@ -136,3 +136,46 @@ snac.program @ag_staged of @all_gather "staged" lanes 2 chunks 2 band [0, -1) {
   snac.notify @free to srcs clause 0 boundary
   snac.wait @free from dsts clause 0 boundary
 }
+
+layout.collective @epi {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+
+// Two-shot with row-aligned owners through an epilogue (issue 16): each
+// owner reads every contribution of a name before it stores any rank's
+// output at that name's address (exec/Epilogue.h's register row and
+// epiRowGeneralOwned alike), as the plain consume does: right with y at
+// x's address, so the runtime need not copy x first (two_shot_copy).
+// CHECK-LABEL: snac.program @epi_two_shot of @epi
+// CHECK-SAME: "two_shot" lanes 2 chunks 1 band[0, -1) inplace_same inplace_max_ranks [[MAX]] {
+snac.program @epi_two_shot of @epi "two_shot" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to all clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}
+
+// The one-shot through the same epilogue reads its peers' inputs while each
+// rank stores over its own: a claim at the same address is removed.
+// CHECK-LABEL: snac.program @epi_direct_claimed of @epi "direct" lanes 2 chunks 1 band[0, -1) {
+snac.program @epi_direct_claimed of @epi "direct" lanes 2 chunks 1 band [0, -1) inplace_same {
+  snac.signal @ready
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  snac.consume mine from input to self clause 0 epilogue
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+}

@@ -172,7 +172,8 @@ void bandBindings() {
 // In place: all_reduce's rule (a plan that reads its inputs where they
 // are, whatever its band) and an epilogue's (bandFirst: the band's copy
 // plan first), over the default plan set of all_reduce_rmsnorm (its fused
-// one-shot through 512 KiB out of place, its copy plan below it).
+// one-shot through 512 KiB out of place, its copy plan below it; its fused
+// two-shot proved right at the same address, as the unfused one).
 void inPlace() {
   purlin_plan_info plans[5] = {
       plan("direct", 0, 524289, false, plainLayout),
@@ -180,7 +181,8 @@ void inPlace() {
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
       plan("direct_copy", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
-  plans[2].inplace_same = 1; // right in place at the same address
+  plans[1].inplace_same = 1; // right in place at the same address
+  plans[2].inplace_same = 1;
   plans[3].inplace_safe = plans[3].inplace_same = plans[3].copies_inputs = 1;
   plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
   purlin_collective_info info;
@@ -188,11 +190,15 @@ void inPlace() {
   info.nplans = 5;
   info.plans = plans;
   const InPlace same = InPlace::SameStart, any = InPlace::Any;
-  // all_reduce's rule sends a small in-place call to the unfused two-shot.
-  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 2);
-  // bandFirst: the band's plan, copies and all.
+  // all_reduce's rule sends a small in-place call to the first two-shot
+  // that reads the inputs where they are.
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 1);
+  // bandFirst: the band's plan, copies and all; in the fused two-shot's
+  // band at the same address, it (no copy) before two_shot_copy.
   CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, true), 3);
-  CHECK_EQ(choosePlan(&info, 1 << 20, same, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 1 << 20, same, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 524289, same, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 1 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
   CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);

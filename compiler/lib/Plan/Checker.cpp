@@ -437,16 +437,11 @@ bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
   // type (else a call with that overlap is another overlap: Any).
   p.inplaceSame = p.inplaceSafe || (!samePairings(c).empty() &&
                                     explore(c, p, maxRanks, Alias::SameStart, same, stats));
-  // The owned form of an epilogue from the inputs (exec/Epilogue.h,
-  // consumeRowsOwned) reads the contributions again for each destination
-  // rank where the row is not held in registers: an output at its clause
-  // input's address would be read after the owner stored it. The plain
-  // consume explored above reads each name once, so it cannot show that;
-  // such calls take the scratch-copy variant (two_shot_copy).
-  for (const Step &st : p.steps)
-    if (st.kind == StepKind::Consume && st.epilogue && st.sel == Selection::Owned &&
-        st.src == SourceKind::Input)
-      p.inplaceSafe = p.inplaceSame = false;
+  // The owned form of an epilogue (exec/Epilogue.h, consumeRowsOwned) reads
+  // each name's contributions once before any rank's output at its address
+  // is stored, in the register row and in the general form alike
+  // (epiRowGeneralOwned), as the plain consume explored above does: so its
+  // proofs hold for it (the fused two-shot in place at the same address).
   Binder binder(c);
   p.inplaceMaxRanks =
       p.inplaceSafe || p.inplaceSame ? (binder.boundR ? binder.boundR : maxRanks) : 0;

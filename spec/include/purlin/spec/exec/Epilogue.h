@@ -162,7 +162,13 @@ namespace exec {
 template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   int src, op;
   const int64_t *c;
+  /// The owned general form reads an element's contributions once and
+  /// holds the value for every rank's statements (epiRowGeneralOwned).
+  bool held = false;
+  float heldRecv = 0.0f;
   PURLIN_HD float recv() const {
+    if (held)
+      return heldRecv;
     Tgt &t = this->t;
     const Shared &S = this->S;
     // Kept by a consume `to received` in this rank's own area, at the
@@ -536,6 +542,54 @@ PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
       red[pass] = t.rowReduce(acc, rop);
   }
 }
+/// One row in the general form for ranks q0 .. q1-1 (the owned form): each
+/// pass reads an element's contributions once, holds the value (x.held)
+/// and runs the ranks' statements on it in ascending rank. Stores come in
+/// the last pass only, so every contribution of an element is read before
+/// an output at its address is stored: right with each output at its
+/// clause input's address, as the register row is (the form that walked
+/// the ranks one after another read rank q's input again after rank q-1's
+/// statements stored over it; Checker.cpp's inplace_same relies on this).
+/// Each rank's folds and stores keep the order they have alone, so its
+/// outputs are the same bit for bit.
+template <class C, class E, class Tgt>
+PURLIN_HD void epiRowGeneralOwned(Tgt &t, EpiElem<C, Tgt> &x, int64_t *c,
+                                  const int64_t *ext, int64_t ninner, int q0,
+                                  int q1) {
+  const Params &P = x.S.P;
+  const int nq = q1 - q0; // <= kMaxRanks
+  float red[kMaxRanks][E::kReductions + 1];
+  float u[kMaxRanks][E::kUniforms + 1];
+  for (int j = 0; j < nq; ++j) {
+    for (int k = 0; k <= E::kReductions; ++k)
+      red[j][k] = 0.0f;
+    for (int k = 0; k <= E::kUniforms; ++k)
+      u[j][k] = 0.0f;
+  }
+  for (int pass = 0; pass <= E::kReductions; ++pass) {
+    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
+    float acc[kMaxRanks];
+    for (int j = 0; j < nq; ++j) {
+      acc[j] = purlin_epi_identity(rop);
+      x.r = q0 + j;
+      E::uniform(x, pass, c, P, red[j], u[j]);
+    }
+    for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
+      innerAt<C, E>(e, ext, c);
+      x.held = false;
+      x.heldRecv = x.recv();
+      x.held = true;
+      for (int j = 0; j < nq; ++j) {
+        x.r = q0 + j;
+        E::element(x, pass, c, P, acc[j], red[j], u[j]);
+      }
+      x.held = false;
+    }
+    if (pass < E::kReductions)
+      for (int j = 0; j < nq; ++j)
+        red[j][pass] = t.rowReduce(acc[j], rop);
+  }
+}
 /// One row's received values in the general form, element by element,
 /// into this rank's received area (kEpiStash).
 template <class C, class E, class Tgt>
@@ -626,6 +680,8 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
     }
     if constexpr (kMode == kEpiStash)
       epiRowStash<C, E>(t, x, c, ext, ninner);
+    else if constexpr (kOwned)
+      epiRowGeneralOwned<C, E>(t, x, c, ext, ninner, q0, q1);
     else
       for (x.r = q0; x.r < q1; ++x.r)
         epiRowGeneral<C, E>(t, x, c, ext, ninner);
@@ -654,11 +710,11 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
 /// in ascending order with q's inputs, storing q's outputs: each rank's
 /// outputs are exactly what its own one-shot consume would store (so the
 /// host still equals the reference bit for bit), while each contribution
-/// is read once in all instead of once per rank. In the register row every
-/// contribution is read before the first store; the general form reads
-/// them again for each q, so an output at its clause input's address is
-/// not safe there (inference gives such calls the scratch-copy variant:
-/// Checker.cpp, inplace_same).
+/// is read once in all instead of once per rank. Every contribution of a
+/// name is read before an output at its address is stored (the register
+/// row reads the whole row first; the general form reads each element once
+/// for all ranks: epiRowGeneralOwned), so an output may start at its
+/// clause input's address (Checker.cpp, inplace_same).
 template <class C, class E, class Tgt>
 PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
   detail::epiRows<C, E, true>(t, src, chunk);
