@@ -267,7 +267,9 @@ timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles
   # lane 0 of rank 0 spends between the register row's steps, printed by
   # the bench's kernels in about one launch of 512. EPI_TOKENS (default
-  # 1,8,16,128), EPI_HIDDEN (default 4096,8192).
+  # 1,8,16,128), EPI_HIDDEN (default 4096,8192); EPI_BENCH_ARGS more bench
+  # options (e.g. "--inplace 1": the copy plans' start->rows mark holds
+  # their copy and their wait).
   LOG=${OUT:-build-gpu-epi-t/logs}
   B=build-gpu-epi-t
   mkdir -p "$LOG"
@@ -278,7 +280,7 @@ timing)
   ninja -C "$B" -j"$(nproc)" purlin-epilogue-bench >"$LOG/build.log" 2>&1 \
     || { grep -E "error|Error" "$LOG/build.log" | head -40; exit 1; }
   $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden "${EPI_HIDDEN:-4096,8192}" \
-    --tokens "${EPI_TOKENS:-1,8,16,128}" >"$LOG/timing.log" 2>&1
+    --tokens "${EPI_TOKENS:-1,8,16,128}" ${EPI_BENCH_ARGS:-} >"$LOG/timing.log" 2>&1
   grep -v "^epi-timing" "$LOG/timing.log" | tail -12
   echo "== cycles between the register row's steps (lane 0 of rank 0; a lane without a row prints stale marks)"
   grep "^epi-timing" "$LOG/timing.log" | sort -V | head -60
