@@ -70,11 +70,13 @@ gen)
   # The plans forced (the chooser's band edge moved to either end).
   mkdir -p "$DIR/src"
   # The unfused plans likewise (issue 16's fallback: the epilogue apart
-  # from the combine), from 1 byte on.
+  # from the combine), from 1 byte on. _direct_wide has EPI_WIDE_LANES
+  # lanes (default 32; 16 fits in place, where its copy plan's lanes must
+  # all be resident: the twenty-fourth session's d_wide column in place).
   for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0" \
            "direct_unfused:--epilogue-small-bytes=4611686018427387904 --epilogue-unfused-bytes=1" \
            "two_shot_unfused:--epilogue-small-bytes=0 --epilogue-unfused-bytes=1" \
-           "direct_wide:--epilogue-small-bytes=4611686018427387904 --lanes=32"; do
+           "direct_wide:--epilogue-small-bytes=4611686018427387904 --lanes=${EPI_WIDE_LANES:-32}"; do
     n=all_reduce_rmsnorm_${v%%:*}
     sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
     "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} -o "$DIR" || exit 1
