@@ -179,3 +179,45 @@ snac.program @epi_direct_claimed of @epi "direct" lanes 2 chunks 1 band [0, -1) 
   snac.notify @done to srcs clause 0 boundary
   snac.wait @done from dsts clause 0 boundary
 }
+
+// The unfused one-shot (issue 16): each rank keeps its received rows, then
+// applies the epilogue to its own outputs. With a boundary 'done' (skipped
+// where every rank runs in one launch) a rank's apply may store over an
+// input a peer still reads: the claim is removed.
+// CHECK-LABEL: snac.program @epi_direct_unfused_boundary of @epi "direct_unfused" lanes 2 chunks 1 band[0, -1) {
+snac.program @epi_direct_unfused_boundary of @epi "direct_unfused" lanes 2 chunks 1 band [0, -1) inplace_safe {
+  snac.signal @ready
+  snac.signal @done
+  snac.signal @kept
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  snac.consume mine from input to received clause 0
+  snac.notify @done to srcs clause 0 boundary
+  snac.wait @done from dsts clause 0 boundary
+  snac.notify @kept to self clause 0
+  snac.wait @kept from self clause 0 all_lanes
+  snac.consume mine from received to self clause 0 epilogue
+}
+
+// With 'done' a sync of every launch model, as inference builds it: each
+// lane waits for its own lane of each peer, and 'kept' (every lane of this
+// rank) then covers every lane of every peer, whose first consume cut the
+// names otherwise than the apply cuts rows: right in place whatever the
+// overlap, without copies.
+// CHECK-LABEL: snac.program @epi_direct_unfused of @epi
+// CHECK-SAME: "direct_unfused" lanes 2 chunks 1 band[0, -1) inplace_safe inplace_max_ranks [[MAX]] {
+snac.program @epi_direct_unfused of @epi "direct_unfused" lanes 2 chunks 1 band [0, -1) {
+  snac.signal @ready
+  snac.signal @done
+  snac.signal @kept
+  snac.stage expose clause 0
+  snac.notify @ready to dsts clause 0 boundary
+  snac.wait @ready from srcs clause 0 boundary
+  snac.consume mine from input to received clause 0
+  snac.notify @done to srcs clause 0
+  snac.wait @done from dsts clause 0
+  snac.notify @kept to self clause 0
+  snac.wait @kept from self clause 0 all_lanes
+  snac.consume mine from received to self clause 0 epilogue
+}

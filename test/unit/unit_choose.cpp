@@ -172,37 +172,38 @@ void bandBindings() {
 // In place: all_reduce's rule (a plan that reads its inputs where they
 // are, whatever its band) and an epilogue's (bandFirst: the band's copy
 // plan first), over the default plan set of all_reduce_rmsnorm (its fused
-// one-shot through 512 KiB out of place, its copy plan below it; its fused
-// two-shot proved right at the same address, as the unfused one).
+// one-shot through 512 KiB out of place; in place below 512 KiB the
+// unfused one-shot, right in place without copies; its fused two-shot
+// proved right at the same address, as the unfused one).
 void inPlace() {
   purlin_plan_info plans[5] = {
       plan("direct", 0, 524289, false, plainLayout),
       plan("two_shot", 524289, 4194304, false, plainLayout),
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
-      plan("direct_copy", 0, 524288, false, plainLayout),
+      plan("direct_unfused", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
   plans[1].inplace_same = 1; // right in place at the same address
   plans[2].inplace_same = 1;
-  plans[3].inplace_safe = plans[3].inplace_same = plans[3].copies_inputs = 1;
+  plans[3].inplace_safe = plans[3].inplace_same = 1; // no copy
   plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
   purlin_collective_info info;
   std::memset(&info, 0, sizeof info);
   info.nplans = 5;
   info.plans = plans;
   const InPlace same = InPlace::SameStart, any = InPlace::Any;
-  // all_reduce's rule sends a small in-place call to the first two-shot
-  // that reads the inputs where they are.
-  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 1);
-  // bandFirst: the band's plan, copies and all; in the fused two-shot's
-  // band at the same address, it (no copy) before two_shot_copy.
+  // A small in-place call: the band's plan that reads the inputs where
+  // they are, by either rule.
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 3);
   CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, true), 3);
+  // In the fused two-shot's band at the same address, it (no copy) before
+  // two_shot_copy.
   CHECK_EQ(choosePlan(&info, 1 << 20, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 524289, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 1 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
   CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
-  // At 512 KiB in place the two-shot's copy plan (the one-shot copy plan's
+  // At 512 KiB in place the two-shot's copy plan (the unfused one-shot's
   // band ends there), out of place the fused one-shot (its band holds it).
   CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 4);
@@ -216,6 +217,15 @@ void inPlace() {
   }
   // More ranks than the in-place proofs reach: no plan in place.
   CHECK_EQ(choosePlan(&info, 2048, same, 9, "", false, true), -1);
+  // Where the one-shot band's in-place plan copies (direct_copy: a
+  // collective without the unfused plans), the two rules part: all_reduce's
+  // sends a small call to a plan of another band that does not copy (here
+  // the fused two-shot), bandFirst to the band's own.
+  plans[3] = plan("direct_copy", 0, 524288, false, plainLayout);
+  plans[3].inplace_safe = plans[3].inplace_same = plans[3].copies_inputs = 1;
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, false), 1);
+  CHECK_EQ(choosePlan(&info, 2048, same, 8, "", false, true), 3);
+  CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
 }
 
 // Rows as scalar 0 (a row-lane plan's purlin_plan_info::rows).
