@@ -30,8 +30,13 @@
 #   variants  EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" tools/gpu-epilogue.sh
 #             variants gen-epi at NEXT_TOKENS (default 1,16,32,64,128,256); its
 #             builds start with the others
+#   inplace   the epilogue bench in place (y at x's address: the in-place
+#             plans, direct_unfused and two_shot since the twenty-fourth
+#             session) at 1-128 tokens, with the cooperative launch and
+#             without (PURLIN_COOPERATIVE=0); builds what epi builds
 #   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
-#             table, 4096 x 1 and 16; a build of its own)
+#             table, 4096 x 1 and 16; a build of its own; EPI_BENCH_ARGS=
+#             "--inplace 1" times the in-place plans' rows)
 #   py        tools/python-gpu.sh run (carry .pycache-gpu: tools/python-gpu.sh
 #             gen): torch's tests, virtual ranks and processes under MPS
 #   gen-all   PURLIN_GPU_QUICK=1 tools/gpu.sh gen-all (needs gen-all:
@@ -94,7 +99,7 @@ run)
        -DPURLIN_GEN_DIR="$PWD/gen-dp" && ninja -C build-dp-ll512 -j4 purlin-bench) \
       >"$L/build-ll512.log" 2>&1 &
   }
-  has epi && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
+  { has epi || has inplace; } && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
@@ -142,6 +147,13 @@ run)
            bash tools/gpu-tma.sh run gen-tma test ;;
     variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
+    inplace) step inplace 60 bash -c 'B=build-gpu-epi/tools/purlin-bench/purlin-epilogue-bench
+               for c in 1 0; do
+                 echo "== in place, PURLIN_COOPERATIVE=$c"
+                 PURLIN_COOPERATIVE=$c $B -g 8 -n 50 --hidden 4096,8192 --inplace 1 \
+                   --tokens 1,4,16,32,64,128 | cut -c1-200
+               done'
+             grep -hE "^==|^ +[0-9]" "$L/inplace.txt" | head -30 ;;
     timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
             sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
     py) step py 200 env PYTEST_TIMEOUT=150 PYTEST_MP_TIMEOUT=200 bash tools/python-gpu.sh run
