@@ -32,6 +32,10 @@ struct HostAtoms {
   // before it (apart), then applyLanes lanes a rank run it.
   bool apart = false;
   int applyLanes = 1;
+  // Never apart: the apply in the plan's launch even where every rank runs
+  // in it (the SM datapath's case for kernels compiled at first use; the
+  // runner's --apply-in-launch).
+  bool applyInLaunch = false;
   // Waiters sleep on the condition variable of their signal word's bucket
   // and a signal wakes that bucket's waiters only: lanes are many more
   // threads than cores, so polling waiters would starve the lanes they wait

@@ -33,7 +33,7 @@ public:
     // than the plan's, so that its rows are cut otherwise).
     // Written only when they change: ranks that launch on their own
     // (RunOptions::rankStreams) share one HostAtoms and read them at once.
-    const bool apart = apply && S.oneLaunch;
+    const bool apart = apply && S.oneLaunch && !cfg->applyInLaunch;
     if (cfg->apart != apart || cfg->applyLanes != S.L + 1) {
       cfg->apart = apart;
       cfg->applyLanes = S.L + 1;

@@ -393,6 +393,7 @@ RunResult runCalls(const purlin_collective_info *info,
   cfg.dtype = calls[0].b.dtype;
   cfg.maxDelayUs = o.maxDelayUs;
   cfg.timeoutMs = o.timeoutMs;
+  cfg.applyInLaunch = o.applyInLaunch;
   const int dtype = (int)calls[0].b.dtype;
   auto failed = [&](purlinStatus st, std::string msg, int launch,
                     int rank) {

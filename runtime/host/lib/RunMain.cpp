@@ -82,6 +82,9 @@ const char *kUsage =
     "  --seed N             jitter seed, 0 for none (default 1)\n"
     "  --one-launch         every rank in one launch: boundary syncs skipped\n"
     "                       (as on one GPU); default: each kept\n"
+    "  --apply-in-launch    with --one-launch: an unfused plan's epilogue in\n"
+    "                       the plan's launch (as the SM datapath runs kernels\n"
+    "                       compiled at first use), not a launch of its own\n"
     "  --table              print one line per case: collective, strategy,\n"
     "                       ranks, root, bytes per rank (the largest\n"
     "                       buffer; of the largest launch with\n"
@@ -104,7 +107,7 @@ struct Grid {
   int64_t timeoutMs = 20000;
   bool dtypesGiven = false;
   uint64_t seed = 1;
-  bool table = false, oneLaunch = false;
+  bool table = false, oneLaunch = false, applyInLaunch = false;
 };
 
 /// -1 when the options are good, else the exit status.
@@ -211,6 +214,8 @@ int parseGrid(int argc, char **argv, Grid &g) {
       g.table = true;
     else if (a == "--one-launch")
       g.oneLaunch = true;
+    else if (a == "--apply-in-launch")
+      g.applyInLaunch = true;
     else if (a == "--help" || a == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -229,6 +234,8 @@ int parseGrid(int argc, char **argv, Grid &g) {
     return conflict("--parity-stride goes with --launch-counts");
   if (g.rankStreams && g.oneLaunch)
     return conflict("--rank-streams runs several launches; --one-launch one");
+  if (g.applyInLaunch && !g.oneLaunch)
+    return conflict("--apply-in-launch goes with --one-launch");
   if (g.dtypes.empty())
     for (int t = 0; t < kNumDTypes; ++t)
       g.dtypes.push_back(dtypeName((DType)t));
@@ -441,6 +448,7 @@ int main(int argc, char **argv) {
                   o.sameStart = ip == "same";
                   o.launches = g.launches;
                   o.oneLaunch = g.oneLaunch;
+                  o.applyInLaunch = g.applyInLaunch;
                   o.jitterSeed = g.seed ? g.seed + passed + failed : 0;
                   o.rankStreams = g.rankStreams;
                   o.timeoutMs = g.timeoutMs;

@@ -27,6 +27,10 @@ struct RunOptions {
   // Every rank in one launch (threads started and joined together), so the
   // plan's boundary syncs are skipped, as on one GPU.
   bool oneLaunch = false;
+  // With oneLaunch: an unfused plan's epilogue in the plan's launch, not a
+  // launch of its own (as the SM datapath runs kernels compiled at first
+  // use), so its syncs after the first consume are run, not skipped.
+  bool applyInLaunch = false;
   // Several launches only: each rank runs its launches one after the other
   // and the ranks run unordered, as GPUs' streams run them: rank r starts
   // launch e + 1 once its own lanes ended launch e, whatever its peers do
