@@ -30,7 +30,10 @@ namespace purlin {
 ///              for a clause with an epilogue: the combine of direct,
 ///              direct_copy or two_shot keeps the received rows (f32) in
 ///              received areas, and a second consume runs the epilogue
-///              over each rank's own rows (the fused forms' arithmetic).
+///              over each rank's own rows (the fused forms' arithmetic);
+///              direct_unfused applies after a `done` of every launch
+///              model, so it is in-place safe without copies (the default
+///              set's in-place one-shot for a collective with an epilogue).
 /// "auto" asks the default chooser for a set of plans with size bands.
 struct InferOptions {
   std::string strategy = "auto";

@@ -120,14 +120,16 @@ constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 /// either wins by 10-30% from run to run. Was 1 MiB, which left 4096 x 64
 /// on one-shot. purlinc --epilogue-small-bytes sets it per build.
 constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
-/// Out of place, the fused one-shot's own edge (its copy plan for in-place
-/// calls keeps kDefaultEpilogueSmallBytes): one-shot through 512 KiB a
+/// Out of place, the fused one-shot's own edge (the in-place one-shot
+/// plan, direct_unfused since the twenty-fourth session, direct_copy
+/// before, keeps kDefaultEpilogueSmallBytes): one-shot through 512 KiB a
 /// rank, the first size above it two-shot. Measured with its 16 live lanes
 /// (H100, twenty-third session, 8 ranks, bf16): at 512 KiB one-shot 14.77
 /// us against two-shot 16.31 at hidden 4096 (64 tokens) and 13.64 against
 /// 23.79 at 8192 (32 tokens); at 1 MiB two-shot wins at 4096 (19.03
-/// against 28.45) and they tie at 8192 (26.30 / 25.68). The in-place copy
-/// plan (8 lanes, no live lanes) was not timed there, so its edge stays.
+/// against 28.45) and they tie at 8192 (26.30 / 25.68). In place the edge
+/// stays: the in-place plans were not timed around it (docs/performance.md,
+/// twenty-fourth session: the crossover may lie nearer 256 KiB).
 /// purlinc --epilogue-direct-bytes sets it per build (-1, the default:
 /// this with the default --epilogue-small-bytes, else that edge).
 constexpr int64_t kDefaultEpilogueDirectBytes = 512 * 1024 + 1;
