@@ -151,7 +151,7 @@ layout.collective @epi {
 // Two-shot with row-aligned owners through an epilogue (issue 16): each
 // owner reads every contribution of a name before it stores any rank's
 // output at that name's address (exec/Epilogue.h's register row and
-// epiRowGeneralOwned alike), as the plain consume does: right with y at
+// epiRowGeneral alike), as the plain consume does: right with y at
 // x's address, so the runtime need not copy x first (two_shot_copy).
 // CHECK-LABEL: snac.program @epi_two_shot of @epi
 // CHECK-SAME: "two_shot" lanes 2 chunks 1 band[0, -1) inplace_same inplace_max_ranks [[MAX]] {

@@ -440,7 +440,7 @@ bool verifyPlan(const Collective &c, Plan &p, std::vector<PlanDiag> &diags,
   // The owned form of an epilogue (exec/Epilogue.h, consumeRowsOwned) reads
   // each name's contributions once before any rank's output at its address
   // is stored, in the register row and in the general form alike
-  // (epiRowGeneralOwned), as the plain consume explored above does: so its
+  // (epiRowGeneral), as the plain consume explored above does: so its
   // proofs hold for it (the fused two-shot in place at the same address).
   Binder binder(c);
   p.inplaceMaxRanks =

@@ -163,7 +163,7 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   int src, op;
   const int64_t *c;
   /// The owned general form reads an element's contributions once and
-  /// holds the value for every rank's statements (epiRowGeneralOwned).
+  /// holds the value for every rank's statements (epiRowGeneral).
   bool held = false;
   float heldRecv = 0.0f;
   PURLIN_HD float recv() const {
@@ -521,45 +521,26 @@ PURLIN_UNROLL
 }
 
 namespace detail {
-/// One row in the general form, for rank x.r's inputs and outputs: each
-/// pass reads the contributions again, element by element (thread th takes
-/// elements th, th + threads, ...).
-template <class C, class E, class Tgt>
-PURLIN_HD void epiRowGeneral(Tgt &t, const EpiElem<C, Tgt> &x, int64_t *c,
-                             const int64_t *ext, int64_t ninner) {
-  const Params &P = x.S.P;
-  float red[E::kReductions + 1] = {0.0f}; // as in consumeRowsVec
-  float u[E::kUniforms + 1] = {0.0f}; // each set in its first pass, kept after
-  for (int pass = 0; pass <= E::kReductions; ++pass) {
-    const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-    float acc = purlin_epi_identity(rop);
-    E::uniform(x, pass, c, P, red, u);
-    for (int64_t e = t.thread(); e < ninner; e += t.threads()) {
-      innerAt<C, E>(e, ext, c);
-      E::element(x, pass, c, P, acc, red, u);
-    }
-    if (pass < E::kReductions)
-      red[pass] = t.rowReduce(acc, rop);
-  }
-}
-/// One row in the general form for ranks q0 .. q1-1 (the owned form): each
-/// pass reads an element's contributions once, holds the value (x.held)
-/// and runs the ranks' statements on it in ascending rank. Stores come in
-/// the last pass only, so every contribution of an element is read before
-/// an output at its address is stored: right with each output at its
+/// One row in the general form for ranks q0 .. q1-1, at most kMaxQ (one
+/// rank for one-shot, every rank for the owned form); thread th takes
+/// elements th, th + threads, ... Each pass reads an element's
+/// contributions once, holds the value (x.held) and runs the ranks'
+/// statements on it in ascending rank. Stores come in the last pass only,
+/// so every contribution of an element is read before an output at its
+/// address is stored: the owned form is right with each output at its
 /// clause input's address, as the register row is (the form that walked
 /// the ranks one after another read rank q's input again after rank q-1's
 /// statements stored over it; Checker.cpp's inplace_same relies on this).
 /// Each rank's folds and stores keep the order they have alone, so its
 /// outputs are the same bit for bit.
-template <class C, class E, class Tgt>
-PURLIN_HD void epiRowGeneralOwned(Tgt &t, EpiElem<C, Tgt> &x, int64_t *c,
-                                  const int64_t *ext, int64_t ninner, int q0,
-                                  int q1) {
+template <class C, class E, int kMaxQ, class Tgt>
+PURLIN_HD void epiRowGeneral(Tgt &t, EpiElem<C, Tgt> &x, int64_t *c,
+                             const int64_t *ext, int64_t ninner, int q0, int q1) {
   const Params &P = x.S.P;
-  const int nq = q1 - q0; // <= kMaxRanks
-  float red[kMaxRanks][E::kReductions + 1];
-  float u[kMaxRanks][E::kUniforms + 1];
+  const int nq = q1 - q0; // <= kMaxQ
+  // as in consumeRowsVec; u each set in its first pass, kept after
+  float red[kMaxQ][E::kReductions + 1];
+  float u[kMaxQ][E::kUniforms + 1];
   for (int j = 0; j < nq; ++j) {
     for (int k = 0; k <= E::kReductions; ++k)
       red[j][k] = 0.0f;
@@ -568,7 +549,7 @@ PURLIN_HD void epiRowGeneralOwned(Tgt &t, EpiElem<C, Tgt> &x, int64_t *c,
   }
   for (int pass = 0; pass <= E::kReductions; ++pass) {
     const int rop = pass < E::kReductions ? E::reduceOp(pass) : kEpiRowSum;
-    float acc[kMaxRanks];
+    float acc[kMaxQ];
     for (int j = 0; j < nq; ++j) {
       acc[j] = purlin_epi_identity(rop);
       x.r = q0 + j;
@@ -583,8 +564,8 @@ PURLIN_HD void epiRowGeneralOwned(Tgt &t, EpiElem<C, Tgt> &x, int64_t *c,
         x.r = q0 + j;
         E::element(x, pass, c, P, acc[j], red[j], u[j]);
       }
-      x.held = false;
     }
+    x.held = false;
     if (pass < E::kReductions)
       for (int j = 0; j < nq; ++j)
         red[j][pass] = t.rowReduce(acc[j], rop);
@@ -680,11 +661,8 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
     }
     if constexpr (kMode == kEpiStash)
       epiRowStash<C, E>(t, x, c, ext, ninner);
-    else if constexpr (kOwned)
-      epiRowGeneralOwned<C, E>(t, x, c, ext, ninner, q0, q1);
     else
-      for (x.r = q0; x.r < q1; ++x.r)
-        epiRowGeneral<C, E>(t, x, c, ext, ninner);
+      epiRowGeneral<C, E, kOwned ? kMaxRanks : 1>(t, x, c, ext, ninner, q0, q1);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
   PURLIN_EPI_MARK(8);
@@ -713,7 +691,7 @@ PURLIN_HD void consumeRows(Tgt &t, int src, int chunk) {
 /// is read once in all instead of once per rank. Every contribution of a
 /// name is read before an output at its address is stored (the register
 /// row reads the whole row first; the general form reads each element once
-/// for all ranks: epiRowGeneralOwned), so an output may start at its
+/// for all ranks: epiRowGeneral), so an output may start at its
 /// clause input's address (Checker.cpp, inplace_same).
 template <class C, class E, class Tgt>
 PURLIN_HD void consumeRowsOwned(Tgt &t, int src, int chunk) {
