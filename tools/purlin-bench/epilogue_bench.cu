@@ -33,8 +33,10 @@
 //
 // --inplace 1: the fused forms store y at x's address (the output over the
 // communicated input), so the chooser takes the in-place plans
-// (direct_copy below its in-place edge, two_shot_copy from it on) and the
-// forced copies run theirs (direct: direct_copy, two_shot: two_shot_copy);
+// (direct_unfused below its in-place edge, two_shot from it on; before the
+// twenty-fourth session direct_copy and two_shot_copy) and the forced
+// copies run theirs (direct: direct_copy, two_shot: two_shot, d_apart:
+// direct_unfused);
 // x is restored from a saved copy before each check, and every timed call
 // overwrites it (values stay bounded: y is normalized). The pair and the
 // hand-written kernels stay out of place (the baselines).

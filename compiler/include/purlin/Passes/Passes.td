@@ -39,7 +39,7 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
     Option<"epilogueDirectBytes", "epilogue-direct-bytes", "int64_t",
            "::purlin::kAutoEpilogueDirectBytes",
            "auto, a collective with an epilogue, out of place: below this "
-           "many bytes per rank, the fused one-shot (its in-place copy plan "
+           "many bytes per rank, the fused one-shot (its in-place plan "
            "keeps epilogue-small-bytes; -1, the default: as "
            "epilogue-small-bytes, 512 KiB + 1 at its default)">,
     Option<"llBytes", "ll-bytes", "int64_t", "::purlin::kAutoLLBytes",

@@ -44,7 +44,7 @@ struct InferOptions {
   // on, two-shot with row-aligned owners (spec/Plan.h says why 1 MiB)
   int64_t epilogueSmallBytes = kDefaultEpilogueSmallBytes;
   // auto, a collective with an epilogue, out of place: the fused
-  // one-shot below this (its in-place copy plan keeps epilogueSmallBytes);
+  // one-shot below this (its in-place plan keeps epilogueSmallBytes);
   // kAutoEpilogueDirectBytes (-1): kDefaultEpilogueDirectBytes with the
   // default epilogueSmallBytes, else epilogueSmallBytes
   int64_t epilogueDirectBytes = kAutoEpilogueDirectBytes;

@@ -136,7 +136,7 @@ constexpr int64_t kDefaultEpilogueDirectBytes = 512 * 1024 + 1;
 /// InferOptions::epilogueDirectBytes's "as the epilogue band's edge".
 constexpr int64_t kAutoEpilogueDirectBytes = -1;
 /// The lanes of the one-shot band's plan with an epilogue (`direct`; its
-/// in-place copy plan keeps the small band's 8). Its lanes share only the
+/// in-place plan, direct_unfused or direct_copy, keeps the small band's 8). Its lanes share only the
 /// rows (purlin_plan_info::rows), so a launch runs min(lanes, rows) of
 /// them (Shared::liveLanes): 1 at one token. 16: at 8 ranks a GPU, 128
 /// blocks of 512 threads, one a SM (128 registers a thread), fit an H100's
