@@ -25,6 +25,9 @@
 #   tools/gpu-epilogue.sh probe [DIR]  on the GPU machine: each kernel's
 #                                     own time under ncu (fused, unfused
 #                                     plans' two kernels, the pair's)
+#   tools/gpu-epilogue.sh hot [DIR]    on the GPU machine: ncu --set full on
+#                                     one kernel's first launch, its stall
+#                                     reasons and hottest SASS lines
 #   tools/gpu-epilogue.sh timing [DIR]  on the GPU machine: the bench built
 #                                     with -DPURLIN_EPI_TIMING, the cycles
 #                                     between the register row's steps
@@ -264,6 +267,66 @@ variants)
   PURLIN_LANE_THREADS=256 build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 \
     --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |
     tee "$LOG/bench-lanes256.log" | grep -E "^ +[0-9]" | benchLines
+  ;;
+hot)
+  # Where one kernel's time goes (Nsight Compute, clocks left alone, the
+  # build of `run`): `ncu --set full` on the first launch of each kernel
+  # HOT_CASES names, TOKENS:REGEX (a mangled-name regex) at hidden 4096
+  # (default: the fused two-shot's and one-shot's plan kernels at 1 token,
+  # the two-shot's at 128, the unfused two-shot's apply kernel and the
+  # pair's norm kernel at 4096); per kernel its duration, occupancy, the
+  # top warp-stall reasons, and its hottest SASS lines (tools/ncu-hot.py).
+  LOG=${OUT:-build-gpu-epi/logs}
+  B=build-gpu-epi
+  mkdir -p "$LOG"
+  [ -x $B/tools/purlin-bench/purlin-epilogue-bench ] || {
+    cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= -DPURLIN_CHECK_ARCHS= \
+      -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 &&
+    ninja -C "$B" -j"$(nproc)" purlin-epilogue-bench >"$LOG/build.log" 2>&1 ||
+    { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
+  }
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
+  set -f # the cases' regexes are not file patterns
+  for tk in ${HOT_CASES:-1:rmsnorm_two_shot[0-9]*PlanFn_p0 1:rmsnorm_direct[0-9]*PlanFn_p0 \
+      128:rmsnorm_two_shot[0-9]*PlanFn_p0 4096:applyKernel.*rmsnorm_two_shot_unfused \
+      4096:residualRmsNorm}; do
+      t=${tk%%:*} k=${tk#*:}
+      tag=$(echo "$k" | tr -c 'A-Za-z0-9_\n' '_' | cut -c1-40)-$t
+      timeout ${HOT_TIMEOUT:-120} "$NCU" --clock-control none --set full --kernel-name-base mangled \
+        -k "regex:$k" -c 1 -f -o "$LOG/hot-$tag" \
+        $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 1 --hidden 4096 --tokens "$t" \
+        >"$LOG/hot-$tag.out" 2>&1
+      echo "== $k, 4096 x $t (rc $?)"
+      "$NCU" -i "$LOG/hot-$tag.ncu-rep" --page details --csv 2>/dev/null | python3 -c '
+import csv, sys
+want = ("Duration", "Registers Per Thread", "Achieved Occupancy", "Block Size", "Grid Size",
+        "Memory Throughput", "DRAM Throughput", "Executed Ipc Active", "Issue Slots Busy",
+        "L2 Hit Rate", "L1/TEX Hit Rate")
+for r in csv.DictReader(l for l in sys.stdin if l.startswith("\"")):
+    if r.get("Metric Name") in want:
+        print("  %-24s %s %s" % (r["Metric Name"], r["Metric Value"], r["Metric Unit"]))
+' | sort -u
+      "$NCU" -i "$LOG/hot-$tag.ncu-rep" --page raw --csv 2>/dev/null | python3 -c '
+import csv, sys
+rows = [l for l in sys.stdin if l.startswith("\"")]
+r = list(csv.reader(rows))
+if len(r) < 3: sys.exit()
+head, vals = r[0], r[2]
+P = "smsp__average_warps_issue_stalled_"
+def num(v):
+    try: return float(v.replace(",", ""))
+    except ValueError: return None
+st = [(num(v), h) for h, v in zip(head, vals)
+      if h.startswith(P) and h.endswith("_per_issue_active.ratio") and num(v) is not None]
+for v, h in sorted(st, reverse=True)[:6]:
+    print("  stall %-32s %.2f cycles per issued instruction" % (h[len(P):-len("_per_issue_active.ratio")], v))
+'
+      "$NCU" -i "$LOG/hot-$tag.ncu-rep" --page source --print-source sass --csv \
+        >"$LOG/hot-$tag-src.csv" 2>/dev/null &&
+        python3 tools/ncu-hot.py "$LOG/hot-$tag-src.csv" ${HOT_TOP:-12} | head -${HOT_LINES:-80}
+  done
   ;;
 timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles

@@ -103,6 +103,9 @@ run)
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
+  has timing && (cmake -G Ninja -S . -B build-gpu-epi-t $C -DPURLIN_GEN_ONLY= \
+                  -DCMAKE_CUDA_FLAGS=-DPURLIN_EPI_TIMING -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
+                ninja -C build-gpu-epi-t -j16 purlin-epilogue-bench) >"$L/build-timing.log" 2>&1 &
   has variants && EPI_VARIANTS="$variants" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
     bash tools/gpu-epilogue.sh variants gen-epi >"$L/build-variants.log" 2>&1 &
   has py && (cmake -G Ninja -S . -B build-gpu $C -DPURLIN_GEN_ONLY= &&
@@ -154,8 +157,10 @@ run)
                    --tokens 1,4,16,32,64,128 | cut -c1-200
                done'
              grep -hE "^==|^ +[0-9]" "$L/inplace.txt" | head -30 ;;
-    timing) step timing 240 env EPI_TOKENS=1,16 EPI_HIDDEN=4096 bash tools/gpu-epilogue.sh timing gen-epi
-            sed -n '/== cycles/,$p' "$L/timing.txt" | head -24 ;;
+    timing) step timing 90 env EPI_TOKENS=${NEXT_TIMING_TOKENS:-1,16} EPI_HIDDEN=4096 \
+              bash tools/gpu-epilogue.sh timing gen-epi
+            # one line a form and row shape (the marks of a sampled call)
+            sed -n '/== cycles/,$p' "$L/timing.txt" | sort -u -t: -k1,1 | head -24 ;;
     py) step py 200 env PYTEST_TIMEOUT=150 PYTEST_MP_TIMEOUT=200 bash tools/python-gpu.sh run
         grep -hE "passed|failed|error|==" "$L/py.txt" | head -20 ;;
     gen-all) step gen-all 400 env PURLIN_GPU_QUICK=1 bash tools/gpu.sh gen-all ;;

@@ -73,22 +73,22 @@ __device__ __forceinline__ long long *purlin_epi_marks() {
     if (threadIdx.x == 0)                                                      \
       purlin_epi_marks()[i] = clock64();                                       \
   } while (0)
-#define PURLIN_EPI_REPORT(t, nrows, ninner)                                    \
+#define PURLIN_EPI_REPORT(t, nrows, ninner, form)                              \
   do {                                                                         \
     if (threadIdx.x == 0 && (t).rank() == 0 && (t).lane() == 0 &&              \
         purlin_epi_marks()[8] % 512 == 0) {                                    \
       const long long *m = purlin_epi_marks();                                 \
-      printf("epi-timing rows %lld inner %lld threads %d: start->rows %lld, "  \
+      printf("epi-timing %s rows %lld inner %lld threads %d: start->rows %lld, " \
              "->row %lld, prefetch %lld, loads %lld, pass0 %lld, reduce %lld, " \
              "pass1 %lld, barrier %lld, total %lld cycles\n",                    \
-             (long long)(nrows), (long long)(ninner), (int)blockDim.x,         \
+             (form), (long long)(nrows), (long long)(ninner), (int)blockDim.x, \
              m[1] - m[0], m[2] - m[1], m[3] - m[2], m[4] - m[3], m[5] - m[4],  \
              m[6] - m[5], m[7] - m[6], m[8] - m[7], m[8] - m[0]);              \
     }                                                                          \
   } while (0)
 #else
 #define PURLIN_EPI_MARK(i) (void)0
-#define PURLIN_EPI_REPORT(t, nrows, ninner) (void)0
+#define PURLIN_EPI_REPORT(t, nrows, ninner, form) (void)0
 #endif
 
 namespace purlin {
@@ -666,7 +666,9 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
   PURLIN_EPI_MARK(8);
-  PURLIN_EPI_REPORT(t, nrows, ninner);
+  PURLIN_EPI_REPORT(t, nrows, ninner,
+                    kMode == kEpiStash ? "stash" : kMode == kEpiApply ? "apply"
+                    : kOwned ? "owned" : "one-shot");
 }
 } // namespace detail
 
