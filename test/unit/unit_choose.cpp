@@ -174,11 +174,12 @@ void bandBindings() {
 // plan first), over the default plan set of all_reduce_rmsnorm (its fused
 // one-shot through 512 KiB out of place; in place below 512 KiB the
 // unfused one-shot, right in place without copies; its fused two-shot
-// proved right at the same address, as the unfused one).
+// proved right at the same address, as the unfused one, from 512 KiB,
+// where the out-of-place one-shot's band still holds a call).
 void inPlace() {
   purlin_plan_info plans[5] = {
       plan("direct", 0, 524289, false, plainLayout),
-      plan("two_shot", 524289, 4194304, false, plainLayout),
+      plan("two_shot", 524288, 4194304, false, plainLayout),
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
       plan("direct_unfused", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
@@ -203,10 +204,14 @@ void inPlace() {
   CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
   CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
-  // At 512 KiB in place the two-shot's copy plan (the unfused one-shot's
-  // band ends there), out of place the fused one-shot (its band holds it).
-  CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 4);
+  // At 512 KiB in place at the same address the fused two-shot (the
+  // unfused one-shot's band ends there; before the twenty-fifth session
+  // the two-shot's band began at 512 KiB + 1, so two_shot_copy took it),
+  // any other overlap two_shot_copy; out of place the fused one-shot (both
+  // bands hold the call; it comes first).
+  CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 524287, same, 8, "", false, true), 3);
   CHECK_EQ(choosePlan(&info, 524288, InPlace::No, 8, "", false, true), 0);
   CHECK_EQ(choosePlan(&info, 524289, InPlace::No, 8, "", false, true), 1);
   // Out of place, the band's plan either way.
