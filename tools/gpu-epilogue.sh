@@ -219,7 +219,14 @@ variants)
   # 4 at once has two; ptxas sm_90 bf16 plan 0: 128 registers, no spill,
   # 8,513 instructions against 5,643; the hand-written two-shot runs all 8
   # at once and takes half the time: docs/performance.md, twenty-third
-  # session).
+  # session). 13 loads each rank's statement inputs just before its
+  # statements, as before the twenty-fifth session (kEpiRankLoads 1: a
+  # memory round trip a rank in each pass of the owned form); 14 loads 4
+  # ranks' at once (the default 2; ptxas sm_90 bf16, the fused two-shot:
+  # 1: 125 registers, no spill; 2: 128, 46 bytes spilled; 4: 450).
+  # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
+  # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
+  # with 256-thread lanes at the end.
   LOG=${OUT:-build-gpu-epi-v/logs}
   mkdir -p "$LOG"
   flags=("" "-DPURLIN_EPI_NO_DIV_ROW" "-DPURLIN_EPI_UNGROUPED" "-DPURLIN_EPI_TESTED_TYPES"
@@ -231,7 +238,9 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_EPI_HELD_VECS=0"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8"
+         "-DPURLIN_EPI_RANK_LOADS=1"
+         "-DPURLIN_EPI_RANK_LOADS=4")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
@@ -244,7 +253,7 @@ variants)
   for i in "${sel[@]}"; do
     (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
        -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
-       "-DPURLIN_GEN_ONLY=all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide" \
+       "-DPURLIN_GEN_ONLY=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}" \
        "-DCMAKE_CUDA_FLAGS=${flags[$i]}" -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-$i.log" 2>&1 &&
      ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#sel[@]} + 1 )) purlin-epilogue-bench \
        >"$LOG/build-$i.log" 2>&1 || echo "variant $i: build FAILED") &
@@ -262,7 +271,7 @@ variants)
   done
   # The kernel as committed with 256-thread lanes (8 warps meet at each
   # row reduction instead of 16; a 4096 row is then 2 vectors a thread).
-  [ -x build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench ] || exit 0
+  [ -x build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench ] && [ -z "${EPI_NO_LANES256:-}" ] || exit 0
   echo "== variant 0 with PURLIN_LANE_THREADS=256"
   PURLIN_LANE_THREADS=256 build-gpu-epi-v0/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 \
     --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,128,4096}" 2>&1 |

@@ -210,6 +210,15 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
+/// Ranks whose statement inputs the register row loads at once, before
+/// the first of them runs its statements (the owned form; one-shot has
+/// one rank): their loads wait for one memory round trip, not one each.
+/// PURLIN_EPI_RANK_LOADS=1, a measurement build, loads each rank's just
+/// before its statements, as before the twenty-fifth session.
+#ifndef PURLIN_EPI_RANK_LOADS
+#define PURLIN_EPI_RANK_LOADS 2
+#endif
+constexpr int kEpiRankLoads = PURLIN_EPI_RANK_LOADS;
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -474,29 +483,52 @@ PURLIN_UNROLL
           if (j < nq)
             E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
         }
+        // Vector by vector, the group's ranks side by side: in the vector
+        // form kEpiRankLoads ranks' inputs of the vector are loaded before
+        // the first of them runs its statements, so their loads wait for
+        // one memory round trip. Rank by rank, each rank's loads came after
+        // the previous rank's stores, which the compiler cannot move them
+        // above (they may alias), so each rank waited a round trip of its
+        // own in each pass: 2 x 8 in the owned form's row (the `timing`
+        // build and ncu, twenty-fifth session). Each rank's folds over the
+        // vectors keep their order, so its results are the same bit for
+        // bit.
 PURLIN_UNROLL
-        for (int j = 0; j < kQ; ++j) {
-          if (j >= nq)
+        for (int k = 0; k < kV; ++k) {
+          if (k >= nmine)
             break;
+          // the inner coordinates of the vector's first element
+          const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
+          detail::innerAt<C, E>(first, ext, c);
+          if constexpr (E::kVecForm) {
+            if (held && k < kHeldV) {
+              E::elementVec(EpiVecRank<Tgt>{{t, S, qb}}, pass, c, P, row[k],
+                            ld[k < kHeldV ? k : 0], acc[0], red[0], u[0]);
+            } else {
+              constexpr int kB = kQ < kEpiRankLoads ? kQ : kEpiRankLoads;
 PURLIN_UNROLL
-          for (int k = 0; k < kV; ++k) {
-            if (k >= nmine)
-              break;
-            // the inner coordinates of the vector's first element
-            const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-            detail::innerAt<C, E>(first, ext, c);
-            if constexpr (E::kVecForm) {
-              const EpiVecRank<Tgt> x{{t, S, qb + j}};
-              if (held && k < kHeldV) {
-                E::elementVec(x, pass, c, P, row[k], ld[k < kHeldV ? k : 0], acc[j], red[j], u[j]);
-              } else {
-                float lp[E::kVecLoads + 1][kEpiVec];
-                E::loadVec(x, c, P, lp);
-                E::elementVec(x, pass, c, P, row[k], lp, acc[j], red[j], u[j]);
+              for (int j0 = 0; j0 < kQ; j0 += kB) {
+                float lp[kB][E::kVecLoads + 1][kEpiVec];
+PURLIN_UNROLL
+                for (int b = 0; b < kB; ++b)
+                  if (j0 + b < nq)
+                    E::loadVec(EpiVecRank<Tgt>{{t, S, qb + j0 + b}}, c, P, lp[b]);
+PURLIN_UNROLL
+                for (int b = 0; b < kB; ++b)
+                  if (j0 + b < nq)
+                    E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j0 + b}}, pass, c, P, row[k],
+                                  lp[b], acc[j0 + b], red[j0 + b], u[j0 + b]);
               }
-            } else
+            }
+          } else {
+PURLIN_UNROLL
+            for (int j = 0; j < kQ; ++j) {
+              if (j >= nq)
+                break;
+              detail::innerAt<C, E>(first, ext, c); // epiVecHeld moves c
               detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
                                        red[j], u[j]);
+            }
           }
         }
         if (pass == 0)
