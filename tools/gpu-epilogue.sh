@@ -219,11 +219,13 @@ variants)
   # 4 at once has two; ptxas sm_90 bf16 plan 0: 128 registers, no spill,
   # 8,513 instructions against 5,643; the hand-written two-shot runs all 8
   # at once and takes half the time: docs/performance.md, twenty-third
-  # session). 13 loads each rank's statement inputs just before its
-  # statements, as before the twenty-fifth session (kEpiRankLoads 1: a
-  # memory round trip a rank in each pass of the owned form); 14 loads 4
-  # ranks' at once (the default 2; ptxas sm_90 bf16, the fused two-shot:
-  # 1: 125 registers, no spill; 2: 128, 46 bytes spilled; 4: 450).
+  # session). 13 makes the owned apply (two_shot_unfused's epilogue
+  # kernel) load each rank's statement inputs just before its statements
+  # (kEpiRankLoads 1: a memory round trip a rank in each pass), so the
+  # whole build is the code before the twenty-fifth session; 14 makes it
+  # load 4 ranks' at once (the default 2); 15 makes the fused two-shot load
+  # 2 ranks' at once too (its default 1; ptxas sm_90 bf16, its kernel: 1:
+  # 125 registers, no spill; 2: 128, 46 bytes spilled; 4: 450).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
   # with 256-thread lanes at the end.
@@ -240,7 +242,8 @@ variants)
          "-DPURLIN_SM_EPI_HELD_VECS=0"
          "-DPURLIN_EPI_RANKS_AT_ONCE=8"
          "-DPURLIN_EPI_RANK_LOADS=1"
-         "-DPURLIN_EPI_RANK_LOADS=4")
+         "-DPURLIN_EPI_RANK_LOADS=4"
+         "-DPURLIN_EPI_RANK_LOADS_FUSED=2")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
