@@ -30,10 +30,11 @@
 #   variants  EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" tools/gpu-epilogue.sh
 #             variants gen-epi at NEXT_TOKENS (default 1,16,32,64,128,256); its
 #             builds start with the others
-#   inplace   the epilogue bench in place (y at x's address: the in-place
-#             plans, direct_unfused and two_shot since the twenty-fourth
-#             session) at 1-128 tokens, with the cooperative launch and
-#             without (PURLIN_COOPERATIVE=0); builds what epi builds
+#   inplace   the epilogue bench in place at 1-128 tokens: y at x's address
+#             (--inplace 1: the in-place plans, direct_unfused and two_shot
+#             since the twenty-fourth session), then the residual updated in
+#             place (--inplace 2: res_out at res, no overlap for any plan
+#             since the twenty-fifth); builds what epi builds
 #   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
 #             table, 4096 x 1 and 16; a build of its own; EPI_BENCH_ARGS=
 #             "--inplace 1" times the in-place plans' rows)
@@ -151,10 +152,10 @@ run)
     variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
     inplace) step inplace 60 bash -c 'B=build-gpu-epi/tools/purlin-bench/purlin-epilogue-bench
-               for c in 1 0; do
-                 echo "== in place, PURLIN_COOPERATIVE=$c"
-                 PURLIN_COOPERATIVE=$c $B -g 8 -n 50 --hidden 4096,8192 --inplace 1 \
-                   --tokens 1,4,16,32,64,128 | cut -c1-200
+               for m in 1 2; do
+                 echo "== --inplace $m"
+                 $B -g 8 -n 50 --hidden 4096,8192 --inplace $m \
+                   --tokens ${NEXT_INPLACE_TOKENS:-1,4,16,32,64,128} | cut -c1-200
                done'
              grep -hE "^==|^ +[0-9]" "$L/inplace.txt" | head -30 ;;
     timing) step timing 90 env EPI_TOKENS=${NEXT_TIMING_TOKENS:-1,16} EPI_HIDDEN=4096 \

@@ -233,6 +233,7 @@ purlinStatus purlinCollCreate(purlinColl_t *out, purlinComm_t comm,
   if (!info->desc || !readDesc(info->desc, c->desc, err))
     return fail(PURLIN_ERR_BAD_COLLECTIVE, "bad description: " + err);
   c->hasEpilogue = hasEpilogue(c->desc);
+  c->epiLocalPairs = epilogueLocalPairs(c->desc);
   for (const Buffer &b : c->desc.buffers) {
     DType t;
     c->bufDType.push_back(declaredDType(c->desc, b, t) ? (int)t : -1);

@@ -152,6 +152,7 @@ struct purlinColl {
   std::vector<purlin::exec::Params> planMaxP;
   bool hasOpParam = false;
   bool hasEpilogue = false;    // some clause has an epilogue
+  uint64_t epiLocalPairs = 0;  // epilogueLocalPairs(desc): no overlap at one start
   // Per buffer, the element type it declares (an epilogue's own buffer of
   // another floating type) as its number, or -1: the launch's type.
   std::vector<int> bufDType;

@@ -140,8 +140,9 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
   const InPlace overlap =
       ownRow ? classifyOverlap(d, flat.data() + (size_t)c->comm->rank *
                                                     d.buffers.size(),
-                               1, c->lastElems.data(), es)
-             : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es);
+                               1, c->lastElems.data(), es, c->epiLocalPairs)
+             : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es,
+                               c->epiLocalPairs);
   pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches, c->hasEpilogue);
   if (pick >= 0)
     return PURLIN_SUCCESS;

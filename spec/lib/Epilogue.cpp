@@ -265,6 +265,88 @@ bool epilogueStores(const Clause &cl, const std::string &buffer) {
   return false;
 }
 
+namespace {
+/// Whether `e` reads buffer `in` only at `at` (a single subscript equal to
+/// it); `reads` is set where it reads `in` at all.
+bool readsOnlyAt(const Expr &e, const std::string &in, const Expr &at, bool &reads) {
+  if (e.isNull())
+    return true;
+  if (e.kind() == Expr::Kind::Table && e.name() == in) {
+    reads = true;
+    if (e.operands().size() != 1 || e.operands()[0] != at)
+      return false;
+  }
+  for (const Expr &o : e.operands())
+    if (!readsOnlyAt(o, in, at, reads))
+      return false;
+  return true;
+}
+} // namespace
+
+bool epilogueLocalPair(const Collective &c, int in, int out) {
+  if (in < 0 || out < 0 || in >= (int)c.buffers.size() || out >= (int)c.buffers.size())
+    return false;
+  const Buffer &bi = c.buffers[in], &bo = c.buffers[out];
+  if (bi.role != BufferRole::In || bo.role != BufferRole::Out || bi.dtype != bo.dtype)
+    return false;
+  // One clause's epilogue reads `in` and stores `out`; no clause moves
+  // either, and no other epilogue touches them.
+  const Clause *owner = nullptr;
+  for (const Clause &cl : c.clauses) {
+    if (cl.from.buffer == bi.name || cl.to.buffer == bo.name)
+      return false;
+    const bool r = epilogueReads(cl, bi.name), st = epilogueStores(cl, bo.name);
+    if (!r && !st)
+      continue;
+    if (!r || !st || owner)
+      return false;
+    owner = &cl;
+  }
+  if (!owner)
+    return false;
+  // One store of `out`, at the clause's destination index (one element a
+  // name: one thread stores it); every read of `in` at that index, none in
+  // a statement after the store.
+  const std::vector<EpiStmt> &stmts = owner->epilogue.stmts;
+  size_t at = stmts.size();
+  for (size_t k = 0; k < stmts.size(); ++k)
+    if (stmts[k].let.empty() && stmts[k].buffer == bo.name) {
+      if (at != stmts.size())
+        return false;
+      at = k;
+    }
+  if (at == stmts.size() || stmts[at].index != owner->to.index)
+    return false;
+  // An index that varies along the row (an inner coordinate in it): a
+  // row-uniform read is hoisted into the row's uniform values, which every
+  // thread of the lane computes.
+  bool inner = false;
+  for (const Dim &d : owner->dims)
+    if (std::find(owner->epilogue.rows.begin(), owner->epilogue.rows.end(), d.name) ==
+            owner->epilogue.rows.end() &&
+        owner->to.index.mentions(d.name))
+      inner = true;
+  if (!inner)
+    return false;
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    bool reads = false;
+    if (!readsOnlyAt(stmts[k].value, bi.name, owner->to.index, reads) ||
+        !readsOnlyAt(stmts[k].index, bi.name, owner->to.index, reads) || (reads && k > at))
+      return false;
+  }
+  return true;
+}
+
+uint64_t epilogueLocalPairs(const Collective &c) {
+  uint64_t mask = 0;
+  const int nb = (int)c.buffers.size() < 8 ? (int)c.buffers.size() : 8;
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < nb; ++j)
+      if (epilogueLocalPair(c, i, j))
+        mask |= 1ull << (i * 8 + j);
+  return mask;
+}
+
 //===----------------------------------------------------------------------===//
 // The reference: one row at a time, every statement over the row's elements.
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 #include "purlin/runtime/Launch.h"
 
 #include <cstring>
+#include <vector>
 
 using namespace purlin;
 
@@ -268,11 +269,51 @@ void liveLaneCounts() {
 
 } // namespace
 
+// classifyOverlap with an epilogue's own pairs (spec/Epilogue.h,
+// epilogueLocalPairs): all_reduce_rmsnorm's res_out at res is no overlap;
+// with y at x too the call is in place at the same address; res_out over
+// res at another offset is any overlap.
+void localOverlap() {
+  const char *desc =
+      "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\nparam H count\n"
+      "param T type\nbuffer in x T [N*H]\nbuffer in res T [N*H]\nbuffer in w T [H]\n"
+      "buffer in eps T [1]\nbuffer out y T [N*H]\nbuffer out res_out T [N*H]\n"
+      "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
+      "  to y @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
+      "  store res_out [n*H + i] [h]\n  store y [n*H + i] [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n"
+      "end\n";
+  Collective c;
+  std::string err;
+  CHECK_MSG(readDesc(desc, c, err), err);
+  const uint64_t lp = epilogueLocalPairs(c);
+  CHECK_EQ(lp, 1ull << (1 * 8 + 5));
+  const int R = 2, H = 4, N = 2, nb = 6;
+  std::vector<std::vector<uint16_t>> mem(R * nb, std::vector<uint16_t>(N * H * 2));
+  std::vector<void *> bufs(R * nb);
+  for (int i = 0; i < R * nb; ++i)
+    bufs[i] = mem[i].data();
+  const int64_t elems[nb] = {N * H, N * H, H, 1, N * H, N * H};
+  const int es[nb] = {2, 2, 2, 2, 2, 2};
+  for (int r = 0; r < R; ++r)
+    bufs[r * nb + 5] = bufs[r * nb + 1];
+  CHECK(classifyOverlap(c, bufs.data(), R, elems, es, lp) == InPlace::No);
+  CHECK(classifyOverlap(c, bufs.data(), R, elems, es) == InPlace::SameStart);
+  for (int r = 0; r < R; ++r)
+    bufs[r * nb + 4] = bufs[r * nb + 0];
+  CHECK(classifyOverlap(c, bufs.data(), R, elems, es, lp) == InPlace::SameStart);
+  for (int r = 0; r < R; ++r) {
+    bufs[r * nb + 4] = mem[r * nb + 4].data();
+    bufs[r * nb + 5] = mem[r * nb + 1].data() + 1;
+  }
+  CHECK(classifyOverlap(c, bufs.data(), R, elems, es, lp) == InPlace::Any);
+}
+
 int main() {
   liveLaneCounts();
   lowLatencyBand();
   unorderedCalls();
   bandBindings();
   inPlace();
+  localOverlap();
   return purlin_test::finish();
 }

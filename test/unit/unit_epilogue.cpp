@@ -284,10 +284,49 @@ void rules() {
   CHECK(!diags.empty() &&
         diags[0].message == "'%' is not defined on an epilogue's f32 values");
 }
+// Which input and output may share their start whatever the plan
+// (epilogueLocalPair): the residual and its update, not the communicated
+// input and the clause's destination, not a pair that a later statement
+// reads, or reads at another index, or that a clause moves.
+void localPairs() {
+  auto pairs = [](const std::string &text) {
+    Collective c;
+    std::string err;
+    if (!readDesc(text, c, err)) {
+      CHECK_MSG(false, "readDesc: " + err);
+      return uint64_t(0);
+    }
+    return epilogueLocalPairs(c);
+  };
+  // buffers: x 0, res 1, w 2, eps 3, y 4, res_out 5
+  const uint64_t resPair = 1ull << (1 * 8 + 5);
+  std::string rms = descText(kRms);
+  CHECK_EQ(pairs(rms), resPair);
+  CHECK_EQ(pairs(descText(kGemma)), resPair);
+  CHECK_EQ(pairs(descText(kNoRes)), uint64_t(0));
+  // A statement after the store reads res: its element may be stored over
+  // already.
+  std::string late = rms;
+  late.replace(late.find("*w[i]"), 5, "*w[i] + res[n*H + i]");
+  CHECK_EQ(pairs(late), uint64_t(0));
+  // res read at another index (the next row's element).
+  std::string other = rms;
+  other.replace(other.find("recv + res[n*H + i]"), 19, "recv + res[n*H + i] + res[i]");
+  CHECK_EQ(pairs(other), uint64_t(0));
+  // res_out stored at another index than the clause's destination.
+  std::string shifted = rms;
+  shifted.replace(shifted.find("store res_out [n*H + i]"), 23, "store res_out [n*H + H - 1 - i]");
+  CHECK_EQ(pairs(shifted), uint64_t(0));
+  // The residual communicated: the clause reads res, not x.
+  std::string moved = rms;
+  moved.replace(moved.find("from x @"), 8, "from res @");
+  CHECK_EQ(pairs(moved) & resPair, uint64_t(0));
+}
 } // namespace
 
 int main() {
   rules();
+  localPairs();
   for (bool perToken : {false, true})
     for (DType t : {DType::BF16, DType::F16, DType::F32})
       for (int R : {1, 8})

@@ -40,8 +40,13 @@
 // x is restored from a saved copy before each check, and every timed call
 // overwrites it (values stay bounded: y is normalized). The pair and the
 // hand-written kernels stay out of place (the baselines).
+// --inplace 2: the fused forms store res_out at res's address (the
+// residual updated in place: the Python call's default, vLLM's
+// fused_add_rms_norm), which no plan minds (spec/Epilogue.h,
+// epilogueLocalPair), so they take the plans of a call out of place; res
+// is restored before each check (timed calls make it grow: h = sum + res).
 //
-//   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192] [--inplace 0|1]
+//   purlin-epilogue-bench [-g 8] [-n 50] [--hidden 4096,8192] [--inplace 0|1|2]
 //                         [--tokens 1,2,4,8,16,32,64,128,256,512,1024,2048,4096]
 #include "GeneratedRegistry.h"
 #include "bench.h"
@@ -388,7 +393,7 @@ std::vector<int64_t> list(const char *s) {
 
 int main(int argc, char **argv) {
   int R = 8, iters = 50;
-  bool inplace = false;
+  bool inplace = false, resInPlace = false;
   std::vector<int64_t> hidden = {4096, 8192}, tokens = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -400,8 +405,10 @@ int main(int argc, char **argv) {
       hidden = list(argv[i + 1]);
     else if (k == "--tokens")
       tokens = list(argv[i + 1]);
-    else if (k == "--inplace")
-      inplace = std::atoi(argv[i + 1]) != 0;
+    else if (k == "--inplace") {
+      inplace = std::atoi(argv[i + 1]) == 1;
+      resInPlace = std::atoi(argv[i + 1]) == 2;
+    }
   }
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -450,7 +457,7 @@ int main(int argc, char **argv) {
   // (the all-reduce's output), y2, res2 (the norm kernel's outputs).
   const int64_t E = maxN * maxH;
   std::vector<__nv_bfloat16 *> x(R), res(R), w(R), eps(R), y(R), ro(R), arOut(R), y2(R), ro2(R),
-      xs(R);
+      xs(R), rs(R);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<__nv_bfloat16> host(E);
@@ -461,20 +468,22 @@ int main(int argc, char **argv) {
   };
   const float epsV = 1e-5f;
   for (int r = 0; r < R; ++r) {
-    for (auto *v : {&x, &res, &y, &ro, &arOut, &y2, &ro2, &xs})
+    for (auto *v : {&x, &res, &y, &ro, &arOut, &y2, &ro2, &xs, &rs})
       CUDA_OK(cudaMalloc(&(*v)[r], E * 2));
     CUDA_OK(cudaMalloc(&w[r], maxH * 2));
     CUDA_OK(cudaMalloc(&eps[r], 16));
     fill(x[r], E, 1.f, 0.f);
     CUDA_OK(cudaMemcpy(xs[r], x[r], E * 2, cudaMemcpyDeviceToDevice));
     fill(res[r], E, 1.f, 0.f);
+    CUDA_OK(cudaMemcpy(rs[r], res[r], E * 2, cudaMemcpyDeviceToDevice));
     fill(w[r], maxH, 0.5f, 1.f);
     host[0] = __float2bfloat16(epsV);
     CUDA_OK(cudaMemcpy(eps[r], host.data(), 2, cudaMemcpyHostToDevice));
   }
   std::vector<void *> fb(R * 6), ab(R * 2);
   for (int r = 0; r < R; ++r) {
-    void *b6[6] = {x[r], res[r], w[r], eps[r], inplace ? x[r] : y[r], ro[r]};
+    void *b6[6] = {x[r], res[r], w[r], eps[r], inplace ? x[r] : y[r],
+                   resInPlace ? res[r] : ro[r]};
     std::copy(b6, b6 + 6, fb.begin() + r * 6);
     ab[r * 2] = x[r];
     ab[r * 2 + 1] = arOut[r];
@@ -496,7 +505,10 @@ int main(int argc, char **argv) {
   void *streams[1] = {s};
   std::printf("# purlin-epilogue-bench: %d virtual ranks, bf16, %d calls per graph, "
               "median of 5 replays (us per call)%s\n", R, iters,
-              inplace ? "; the fused forms in place (y at x's address)" : "");
+              inplace      ? "; the fused forms in place (y at x's address)"
+              : resInPlace ? "; the fused forms update the residual in place (res_out at "
+                             "res's address)"
+                           : "");
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
@@ -528,8 +540,15 @@ int main(int argc, char **argv) {
         for (int r = 0; r < R; ++r)
           CUDA_OK(cudaMemcpyAsync(x[r], xs[r], N * H * 2, cudaMemcpyDeviceToDevice, s));
       };
+      // With the residual in place, res as filled (timed calls updated it).
+      auto restoreRes = [&] {
+        if (resInPlace)
+          for (int r = 0; r < R; ++r)
+            CUDA_OK(cudaMemcpyAsync(res[r], rs[r], N * H * 2, cudaMemcpyDeviceToDevice, s));
+      };
       if (inplace)
         restoreX();
+      restoreRes();
       auto arCall = [&] { PURLIN_OK(purlinLaunch(ar, &aa)); };
       auto normCall = [&] { launchNorm(np, R, N, (int)H, epsV, s); };
       arCall();
@@ -543,12 +562,14 @@ int main(int argc, char **argv) {
       bool ok = true;
       // out (the form's output: y, or x where the fused forms run in place)
       // against y2 (the pipeline's), ranks 0 and R-1.
-      auto check = [&](const std::vector<__nv_bfloat16 *> &out) {
+      auto check = [&](const std::vector<__nv_bfloat16 *> &out,
+                       const std::vector<__nv_bfloat16 *> *want = nullptr) {
         double maxd = 0;
         for (int r = 0; r < R; r += std::max(1, R - 1)) {
           std::vector<__nv_bfloat16> a(N * H), b(N * H);
           CUDA_OK(cudaMemcpy(a.data(), out[r], N * H * 2, cudaMemcpyDeviceToHost));
-          CUDA_OK(cudaMemcpy(b.data(), y2[r], N * H * 2, cudaMemcpyDeviceToHost));
+          CUDA_OK(cudaMemcpy(b.data(), (want ? *want : y2)[r], N * H * 2,
+                             cudaMemcpyDeviceToHost));
           for (int64_t i = 0; i < N * H; ++i) {
             const double d = std::fabs((double)__bfloat162float(a[i]) - __bfloat162float(b[i])) /
                              (1.0 + std::fabs((double)__bfloat162float(b[i])));
@@ -570,6 +591,7 @@ int main(int argc, char **argv) {
         else
           for (int r = 0; r < R; ++r)
             CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
+        restoreRes();
         if (purlinStatus st = purlinLaunch(fusedH[v], &fa)) {
           // A form this GPU cannot launch (the wide one's lanes do not
           // fit at once): said once, then left out.
@@ -584,6 +606,8 @@ int main(int argc, char **argv) {
         if (v == 0)
           plan = purlinCollLastPlan(fusedH[v]);
         check(inplace ? x : y);
+        if (resInPlace)
+          check(res, &ro2); // res_out, stored over res
         tv[v] = timeGraph(s, iters, fusedCall);
       }
       // The hand-written fused kernels (one-shot, two-shot), checked the
@@ -591,6 +615,7 @@ int main(int argc, char **argv) {
       auto checkedTime = [&](const std::function<void()> &call) {
         if (inplace)
           restoreX();
+        restoreRes();
         for (int r = 0; r < R; ++r)
           CUDA_OK(cudaMemsetAsync(y[r], 0xff, N * H * 2, s));
         call();

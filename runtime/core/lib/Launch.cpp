@@ -17,7 +17,8 @@ int64_t callBytes(const Collective &c, const Binding &b) {
 }
 
 InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
-                        const int64_t *elems, const int *elemSizes) {
+                        const int64_t *elems, const int *elemSizes,
+                        uint64_t localPairs) {
   const size_t nb = c.buffers.size();
   InPlace res = InPlace::No;
   for (int r = 0; r < R; ++r) {
@@ -35,6 +36,8 @@ InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
                         b1 = b0 + (uintptr_t)(elems[j] * elemSizes[j]);
         if (!(a0 < b1 && b0 < a1))
           continue;
+        if (i < 8 && j < 8 && (localPairs >> (i * 8 + j) & 1) && a0 == b0 && a1 == b1)
+          continue; // an epilogue's own pair: each element read, then stored, by one thread
         if (a0 != b0 || c.buffers[i].dtype != c.buffers[j].dtype ||
             ++pairs[i] > 1 || ++pairs[j] > 1)
           return InPlace::Any;

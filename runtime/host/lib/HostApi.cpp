@@ -238,7 +238,8 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
                         std::to_string(es) + "-byte element");
     }
   }
-  InPlace mode = classifyOverlap(c, buffers, R, elems.data(), ess.data());
+  InPlace mode =
+      classifyOverlap(c, buffers, R, elems.data(), ess.data(), epilogueLocalPairs(c));
   std::string strat = strategy ? strategy : "";
   // Several launches: the host API keeps the boundary syncs (below).
   int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true, hasEpilogue(c));

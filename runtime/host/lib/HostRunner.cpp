@@ -119,12 +119,21 @@ bool bindCall(const purlin_collective_info *info, const Collective &c,
     return false;
   }
   k.es = dtypeSize(b.dtype);
-  // In place: the first input and the first output share one arena.
+  // In place: the first input and the first output share one arena, or
+  // the two RunOptions::aliasIn and aliasOut name.
   for (size_t i = 0; i < c.buffers.size(); ++i) {
-    if (c.buffers[i].role == BufferRole::In && k.i0 < 0)
+    const bool named = !o.aliasIn.empty();
+    if (c.buffers[i].role == BufferRole::In && k.i0 < 0 &&
+        (!named || c.buffers[i].name == o.aliasIn))
       k.i0 = (int)i;
-    if (c.buffers[i].role == BufferRole::Out && k.o0 < 0)
+    if (c.buffers[i].role == BufferRole::Out && k.o0 < 0 &&
+        (!named || c.buffers[i].name == o.aliasOut))
       k.o0 = (int)i;
+  }
+  if (o.inplace && !o.aliasIn.empty() && (k.i0 < 0 || k.o0 < 0)) {
+    res.error = "--alias " + o.aliasIn + "," + o.aliasOut + ": " + c.name +
+                " has no input '" + o.aliasIn + "' and output '" + o.aliasOut + "'";
+    return false;
   }
   k.alias = o.inplace && k.i0 >= 0 && k.o0 >= 0;
   k.sameStart = o.sameStart;
@@ -137,6 +146,11 @@ bool bindCall(const purlin_collective_info *info, const Collective &c,
     for (int r = 0; r < R; ++r)
       if (k.aliasAt(r) != 0)
         k.mode = InPlace::Any;
+    // An epilogue's own pair at one start and size is no overlap
+    // (classifyOverlap's rule).
+    if (k.mode == InPlace::SameStart && k.ni == k.no && k.i0 < 8 && k.o0 < 8 &&
+        (epilogueLocalPairs(c) >> (k.i0 * 8 + k.o0) & 1))
+      k.mode = InPlace::No;
   }
   k.plan = choosePlan(info, callBytes(c, b), k.mode, R, o.strategy, !o.oneLaunch,
                       hasEpilogue(c));

@@ -53,6 +53,8 @@ const char *kUsage =
     "  --inplace LIST|both|all  no, yes (NCCL's offsets), same (each output "
     "at\n"
     "                       its input's address); both: no,yes; all (default)\n"
+    "  --alias IN,OUT       in place: input IN and output OUT share an arena\n"
+    "                       (default: the first input and the first output)\n"
     "  --strategy S|auto|all  plan to run (default all: every plan)\n"
     "  --launches N         back-to-back launches per case (default 2)\n"
     "  --launch-counts LIST the successive launches of one case run these\n"
@@ -98,6 +100,7 @@ struct Grid {
                                   inplace = {"no", "yes", "same"};
   std::map<std::string, int64_t> params; // --params
   std::string strategy = "all";
+  std::string aliasIn, aliasOut; // --alias
   int launches = 2;
   // --launch-counts: sequences of counts, one launch each (empty: --counts)
   std::vector<std::vector<int64_t>> sequences;
@@ -202,6 +205,14 @@ int parseGrid(int argc, char **argv, Grid &g) {
               x.c_str(), kUsage);
           return 2;
         }
+    } else if (a == "--alias") {
+      const std::vector<std::string> v = split(next());
+      if (v.size() != 2) {
+        std::fprintf(stderr, "error: --alias takes IN,OUT\n%s", kUsage);
+        return 2;
+      }
+      g.aliasIn = v[0];
+      g.aliasOut = v[1];
     } else if (a == "--strategy")
       g.strategy = next();
     else if (a == "--launches") {
@@ -446,6 +457,8 @@ int main(int argc, char **argv) {
                   o.strategy = st;
                   o.inplace = ip != "no";
                   o.sameStart = ip == "same";
+                  o.aliasIn = g.aliasIn;
+                  o.aliasOut = g.aliasOut;
                   o.launches = g.launches;
                   o.oneLaunch = g.oneLaunch;
                   o.applyInLaunch = g.applyInLaunch;
@@ -481,9 +494,12 @@ int main(int argc, char **argv) {
                         rootText(c, b).c_str(), (long long)bytes,
                         t.c_str(), opCol,
                         res.ok ? "ok" : "FAIL: ", res.error.c_str(),
-                        (std::string(o.sameStart ? " [in place, same address]"
-                                     : o.inplace ? " [in place]"
+                        (std::string(o.sameStart ? " [in place, same address"
+                                     : o.inplace ? " [in place"
                                                  : "") +
+                         (o.inplace && !o.aliasIn.empty()
+                              ? ", " + o.aliasOut + " at " + o.aliasIn : "") +
+                         (o.inplace ? "]" : "") +
                          groupText(c, b) + seqText)
                             .c_str());
                 }

@@ -6,6 +6,7 @@
 #include "purlin/spec/Entry.h"
 #include "purlin/spec/Exec.h"
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Epilogue.h"
 #include "purlin/spec/Params.h"
 
 #include <string>
@@ -22,8 +23,12 @@ enum class InPlace { No, SameStart, Any };
 
 /// The overlap of a call whose rank r has buffer i at bufs[r * nb + i],
 /// elems[i] elements of elemSizes[i] bytes each (nb: c.buffers.size()).
+/// `localPairs` (epilogueLocalPairs(c), spec/Epilogue.h: bit in * 8 + out):
+/// pairs that share their start and size harm no plan, so they are no
+/// overlap (all_reduce_rmsnorm's residual updated in place).
 InPlace classifyOverlap(const Collective &c, void *const *bufs, int R,
-                        const int64_t *elems, const int *elemSizes);
+                        const int64_t *elems, const int *elemSizes,
+                        uint64_t localPairs = 0);
 
 /// Whether the checker proved plan `p` right for a call of `ranks` ranks
 /// with that overlap (inplace_safe, or inplace_same at the same address;

@@ -20,6 +20,9 @@ struct RunOptions {
   // With inplace: at the same address (else where NCCL puts it: the smaller
   // buffer at rank * its size when R of them fit in the larger, else at 0).
   bool sameStart = false;
+  // With inplace: the input and output (buffer names) that share an arena,
+  // instead of the first input and the first output.
+  std::string aliasIn, aliasOut;
   int launches = 2;     // back-to-back launches, fresh inputs each time
   uint64_t jitterSeed = 1; // 0: no random pauses
   int maxDelayUs = 20;
