@@ -219,13 +219,10 @@ variants)
   # 4 at once has two; ptxas sm_90 bf16 plan 0: 128 registers, no spill,
   # 8,513 instructions against 5,643; the hand-written two-shot runs all 8
   # at once and takes half the time: docs/performance.md, twenty-third
-  # session). 13 makes the owned apply (two_shot_unfused's epilogue
-  # kernel) load each rank's statement inputs just before its statements
-  # (kEpiRankLoads 1: a memory round trip a rank in each pass), so the
-  # whole build is the code before the twenty-fifth session; 14 makes it
-  # load 4 ranks' at once (the default 2); 15 makes the fused two-shot load
-  # 2 ranks' at once too (its default 1; ptxas sm_90 bf16, its kernel: 1:
-  # 125 registers, no spill; 2: 128, 46 bytes spilled; 4: 450).
+  # session). Not kept, measured in the twenty-fifth session (H100):
+  # loading 2 or 4 ranks' statement inputs at once, vector by vector, made
+  # the unfused two-shot 1.19x slower at 4096 x 4096 and the fused one
+  # 1.15x at 4096 x 128 (docs/performance.md).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
   # with 256-thread lanes at the end.
@@ -240,10 +237,7 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_EPI_HELD_VECS=0"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=8"
-         "-DPURLIN_EPI_RANK_LOADS=1"
-         "-DPURLIN_EPI_RANK_LOADS=4"
-         "-DPURLIN_EPI_RANK_LOADS_FUSED=2")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),

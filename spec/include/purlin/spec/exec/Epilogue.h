@@ -210,25 +210,6 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// Ranks whose statement inputs the owned apply (two_shot_unfused's
-/// epilogue kernel) loads at once, before the first of them runs its
-/// statements: their loads wait for one memory round trip, not one each.
-/// Measured (H100, twenty-fifth session, 8 ranks, bf16, against 1): the
-/// unfused two-shot 1.06x at 4096 x 4096 and 1.04x at 4096 x 128 with 2,
-/// slower with 4 (ptxas spills); the fused two-shot, whose kernel holds
-/// the combine's registers too, ran 1.04-1.09x slower with 2 at 64-128
-/// tokens (46 bytes spilled), so it loads one rank's at a time
-/// (kEpiRankLoadsFused 1: rank by rank, the code as before).
-/// PURLIN_EPI_RANK_LOADS and PURLIN_EPI_RANK_LOADS_FUSED set them in
-/// measurement builds (tools/gpu-epilogue.sh variants 13 and 14).
-#ifndef PURLIN_EPI_RANK_LOADS
-#define PURLIN_EPI_RANK_LOADS 2
-#endif
-#ifndef PURLIN_EPI_RANK_LOADS_FUSED
-#define PURLIN_EPI_RANK_LOADS_FUSED 1
-#endif
-constexpr int kEpiRankLoads = PURLIN_EPI_RANK_LOADS;
-constexpr int kEpiRankLoadsFused = PURLIN_EPI_RANK_LOADS_FUSED;
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -493,63 +474,29 @@ PURLIN_UNROLL
           if (j < nq)
             E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
         }
-        constexpr int kLoads = kMode == kEpiApply ? kEpiRankLoads : kEpiRankLoadsFused;
-        if constexpr (E::kVecForm && kQ > 1 && kLoads > 1) {
-          // Vector by vector, kB ranks side by side: their inputs of the
-          // vector are loaded before the first of them runs its
-          // statements, so the loads wait for one memory round trip (one
-          // rank's loads cannot be moved above the previous rank's stores,
-          // which may alias them). Each rank's folds over the vectors keep
-          // their order, so its results are the same bit for bit.
-          constexpr int kB = kQ < kLoads ? kQ : kLoads;
+PURLIN_UNROLL
+        for (int j = 0; j < kQ; ++j) {
+          if (j >= nq)
+            break;
 PURLIN_UNROLL
           for (int k = 0; k < kV; ++k) {
             if (k >= nmine)
               break;
+            // the inner coordinates of the vector's first element
             const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
             detail::innerAt<C, E>(first, ext, c);
-PURLIN_UNROLL
-            for (int j0 = 0; j0 < kQ; j0 += kB) {
-              float lp[kB][E::kVecLoads + 1][kEpiVec];
-PURLIN_UNROLL
-              for (int b = 0; b < kB; ++b)
-                if (j0 + b < nq)
-                  E::loadVec(EpiVecRank<Tgt>{{t, S, qb + j0 + b}}, c, P, lp[b]);
-PURLIN_UNROLL
-              for (int b = 0; b < kB; ++b)
-                if (j0 + b < nq)
-                  E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j0 + b}}, pass, c, P, row[k],
-                                lp[b], acc[j0 + b], red[j0 + b], u[j0 + b]);
-            }
-          }
-        } else {
-          // Rank by rank: each rank's inputs loaded just before its
-          // statements.
-PURLIN_UNROLL
-          for (int j = 0; j < kQ; ++j) {
-            if (j >= nq)
-              break;
-PURLIN_UNROLL
-            for (int k = 0; k < kV; ++k) {
-              if (k >= nmine)
-                break;
-              // the inner coordinates of the vector's first element
-              const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-              detail::innerAt<C, E>(first, ext, c);
-              if constexpr (E::kVecForm) {
-                const EpiVecRank<Tgt> x{{t, S, qb + j}};
-                if (held && k < kHeldV) {
-                  E::elementVec(x, pass, c, P, row[k], ld[k < kHeldV ? k : 0], acc[j], red[j],
-                                u[j]);
-                } else {
-                  float lp[E::kVecLoads + 1][kEpiVec];
-                  E::loadVec(x, c, P, lp);
-                  E::elementVec(x, pass, c, P, row[k], lp, acc[j], red[j], u[j]);
-                }
-              } else
-                detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
-                                         red[j], u[j]);
-            }
+            if constexpr (E::kVecForm) {
+              const EpiVecRank<Tgt> x{{t, S, qb + j}};
+              if (held && k < kHeldV) {
+                E::elementVec(x, pass, c, P, row[k], ld[k < kHeldV ? k : 0], acc[j], red[j], u[j]);
+              } else {
+                float lp[E::kVecLoads + 1][kEpiVec];
+                E::loadVec(x, c, P, lp);
+                E::elementVec(x, pass, c, P, row[k], lp, acc[j], red[j], u[j]);
+              }
+            } else
+              detail::epiVecHeld<C, E>(t, S, qb + j, row[k], pass, c, ext, first, acc[j],
+                                       red[j], u[j]);
           }
         }
         if (pass == 0)
