@@ -222,7 +222,7 @@ variants)
   # session). Not kept, measured in the twenty-fifth session (H100):
   # loading 2 or 4 ranks' statement inputs at once, vector by vector, made
   # the unfused two-shot 1.19x slower at 4096 x 4096 and the fused one
-  # 1.15x at 4096 x 128 (docs/performance.md).
+  # 1.17x at 4096 x 128 (docs/performance.md).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
   # with 256-thread lanes at the end.

@@ -172,7 +172,10 @@ class Communicator:
         store. Per rank: x, residual, out, residual_out of N*H elements
         (e.g. [N, H]), weight of H; N and H come from the sizes.
         residual_out defaults to residual (updated in place, as vLLM's
-        fused_add_rms_norm does); residual=None normalizes the sum alone
+        fused_add_rms_norm does; that costs nothing: the call takes the
+        plans of a call out of place, spec/Epilogue.h's epilogueLocalPair,
+        while ``out`` over ``x`` takes the slower in-place plans);
+        residual=None normalizes the sum alone
         (residual_out is then not written). With ``scale`` (a float), out
         is FP8 (f8e4m3: torch.float8_e4m3fn) and receives the normalized
         value divided by scale, rounded once and saturated
