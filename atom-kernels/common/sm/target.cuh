@@ -464,6 +464,7 @@ __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
 __device__ __forceinline__ void runApply(const exec::Shared &S, int first) {
+  PURLIN_EPI_MARK(0); // the timing build's start (exec/Epilogue.h)
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
   Atoms<E, OPS, Plan::kLines> t(S, rank, lane, 0, false);
   t.setLaunch((int)gridDim.x, false);
