@@ -144,7 +144,7 @@ run)
     ll) step ll 150 bash tools/gpu-datapaths.sh run gen-dp ll
         grep -hE "^#|^ +[0-9]" "$L/ll/bench-ll.log" 2>/dev/null | grep -v "^# size" | cut -c1-150
         grep -hE "^#|lines|LL|empty" "$L/ll"/probe-*.log 2>/dev/null ;;
-    epi) step epi 150 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
+    epi) step epi 200 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
          grep -hE "^ +[0-9]|left out" "$L/epi/epilogue-bench.log" 2>/dev/null | head -30 ;;
     mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
     tma) step tma 250 env TMA_ONLY="all_to_all_v_tma: all_reduce_2d_tma: all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K" \

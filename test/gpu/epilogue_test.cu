@@ -3,7 +3,9 @@
 // checked against the reference evaluator on the host (Reference.h) with
 // random inputs and poisoned outputs, out of place and in place (each
 // output at the address of the input of its position: y at x, res_out at
-// res). The contract (docs/language.md, "Epilogues"):
+// res), and with only the epilogue's own pairs in place (res_out at res:
+// spec/Epilogue.h, epilogueLocalPairs), which must take the plan the call
+// takes out of place (the runtime counts no overlap). The contract (docs/language.md, "Epilogues"):
 //  - an output whose value needs no row reduction and no product (the new
 //    residual h = recv + res): bit for bit;
 //  - the others: within one unit in the last place of T for f16, bf16 and
@@ -19,6 +21,7 @@
 #include "GpuCheck.h"
 #include "purlin/purlin.h"
 #include "purlin/spec/Collective.h"
+#include "purlin/spec/Epilogue.h"
 #include "purlin/spec/Reference.h"
 
 #include <cuda_runtime.h>
@@ -90,8 +93,15 @@ struct Options {
   std::string only;
 };
 
-void runCase(const std::string &name, const Collective &d, purlinColl_t h,
-             DType t, int R, int64_t N, int64_t H, bool inplace) {
+/// Where the outputs are: their own buffers, each at the input of its
+/// position, or only the epilogue's own pairs at their inputs.
+enum Where { kApart, kInPlace, kOwnPairs };
+
+/// Returns the plan the call ran ("" where it failed before that).
+std::string runCase(const std::string &name, const Collective &d, purlinColl_t h,
+                    DType t, int R, int64_t N, int64_t H, Where where) {
+  const bool inplace = where != kApart;
+  const uint64_t own = epilogueLocalPairs(d);
   const int nb = (int)d.buffers.size();
   Binding b;
   b.dtype = t;
@@ -107,7 +117,7 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
   if (!allocateBuffers(d, b, data, 7 + N * 31 + H + (int)t, kPoison, err)) {
     ++gFailed;
     std::printf("FAIL %s: %s\n", name.c_str(), err.c_str());
-    return;
+    return "";
   }
   const int ieps = d.bufferIndex("eps");
   for (int r = 0; r < R && ieps >= 0; ++r)
@@ -130,12 +140,20 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
   if (inplace) // output k at input k, where their sizes agree
     for (int r = 0; r < R; ++r)
       for (size_t k = 0; k < outs.size(); ++k) {
-        const int o = outs[k], in = k < ins.size() ? ins[k] : -1;
+        const int o = outs[k];
+        int in = k < ins.size() ? ins[k] : -1;
+        if (where == kOwnPairs) { // at the input of its own pair, if any
+          in = -1;
+          for (int i : ins)
+            if (i < 8 && o < 8 && (own >> (i * 8 + o) & 1))
+              in = i;
+        }
         if (in < 0 || data[r][in].size() != data[r][o].size()) {
           void *p;
           CUDA_OK(cudaMalloc(&p, std::max<size_t>(data[r][o].size(), 16)));
           allocs.push_back(p);
           dev[r * nb + o] = p;
+          CUDA_OK(cudaMemset(p, kPoison, data[r][o].size()));
         } else {
           dev[r * nb + o] = dev[r * nb + in];
         }
@@ -156,12 +174,16 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
   char what[160];
   std::snprintf(what, sizeof what, "%s %s R=%d tokens=%lld hidden=%lld %s",
                 name.c_str(), dtypeName(t), R, (long long)N, (long long)H,
-                inplace ? "in place" : "out of place");
+                where == kOwnPairs ? "own pairs in place"
+                : inplace          ? "in place"
+                                   : "out of place");
   purlinStatus st = purlinLaunch(h, &a);
+  std::string plan;
   if (st != PURLIN_SUCCESS) {
     ++gFailed;
     std::printf("FAIL %s: purlinLaunch: %s\n", what, purlinGetLastError());
   } else {
+    plan = purlinCollLastPlan(h);
     CUDA_OK(cudaDeviceSynchronize());
     std::vector<std::vector<std::vector<uint8_t>>> got(R, std::vector<std::vector<uint8_t>>(nb));
     for (int r = 0; r < R; ++r)
@@ -235,6 +257,7 @@ void runCase(const std::string &name, const Collective &d, purlinColl_t h,
   }
   for (void *p : allocs)
     cudaFree(p);
+  return plan;
 }
 } // namespace
 
@@ -307,8 +330,20 @@ int main(int argc, char **argv) {
     for (int t : types)
       for (int64_t N : o.tokens)
         for (int64_t H : o.hidden)
-          for (bool ip : {false, true})
-            runCase(gc[i].name, d, h, (DType)t, o.R, N, H, ip);
+        {
+          const std::string apart = runCase(gc[i].name, d, h, (DType)t, o.R, N, H, kApart);
+          runCase(gc[i].name, d, h, (DType)t, o.R, N, H, kInPlace);
+          if (!epilogueLocalPairs(d))
+            continue;
+          const std::string own = runCase(gc[i].name, d, h, (DType)t, o.R, N, H, kOwnPairs);
+          if (!own.empty() && own != apart) {
+            ++gFailed;
+            std::printf("FAIL %s %s tokens=%lld hidden=%lld: with its own pairs in place "
+                        "it took %s, out of place %s\n",
+                        gc[i].name, dtypeName((DType)t), (long long)N, (long long)H,
+                        own.c_str(), apart.c_str());
+          }
+        }
     purlinCollDestroy(h);
   }
   purlinCommDestroy(comm);
