@@ -221,6 +221,23 @@ class UserCollectives(unittest.TestCase):
                     np.testing.assert_array_equal(res[r], hr, err_msg=f"res {r}")
                 np.testing.assert_allclose(ys[r], want_y, rtol=1e-5, atol=1e-6,
                                            err_msg=f"y rank {r} gemma {gemma}")
+            if with_res:
+                # The residual in place is no overlap (spec/Epilogue.h,
+                # epilogueLocalPair): the plan of a call out of place.
+                name = "all_reduce_rmsnorm_gemma" if gemma else "all_reduce_rmsnorm"
+                self.assertEqual(self.comm.standard(name).last_plan, "direct")
+        # y over x (the communicated input) is an overlap: an in-place plan,
+        # and still the right result.
+        xs = [rand(np.float32, N * H).reshape(N, H) for _ in range(R)]
+        res = [rand(np.float32, N * H).reshape(N, H) for _ in range(R)]
+        h = reduce_ref([x.reshape(-1) for x in xs], "sum").reshape(N, H)
+        want = [h + res[r] for r in range(R)]
+        self.comm.all_reduce_rmsnorm(xs, res, w, 1e-6, xs)
+        self.assertEqual(self.comm.standard("all_reduce_rmsnorm").last_plan, "direct_unfused")
+        for r in range(R):
+            s = np.sqrt((want[r] * want[r]).sum(axis=1, keepdims=True) / H + np.float32(1e-6))
+            np.testing.assert_allclose(xs[r], want[r] / s * w[r], rtol=1e-5, atol=1e-6,
+                                       err_msg=f"y over x, rank {r}")
         with self.assertRaises(ValueError):
             self.comm.all_reduce_rmsnorm(xs, None, w, 1e-6, ys, gemma=True)
 
