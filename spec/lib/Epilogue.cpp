@@ -317,15 +317,12 @@ bool epilogueLocalPair(const Collective &c, int in, int out) {
     }
   if (at == stmts.size() || stmts[at].index != owner->to.index)
     return false;
-  // An index that varies along the row (an inner coordinate in it): a
-  // row-uniform read is hoisted into the row's uniform values, which every
-  // thread of the lane computes.
+  // An index that varies along the row (an inner coordinate, one after the
+  // row coordinates, in it): a row-uniform read is hoisted into the row's
+  // uniform values, which every thread of the lane computes.
   bool inner = false;
-  for (const Dim &d : owner->dims)
-    if (std::find(owner->epilogue.rows.begin(), owner->epilogue.rows.end(), d.name) ==
-            owner->epilogue.rows.end() &&
-        owner->to.index.mentions(d.name))
-      inner = true;
+  for (size_t d = owner->epilogue.rows.size(); d < owner->dims.size(); ++d)
+    inner = inner || owner->to.index.mentions(owner->dims[d].name);
   if (!inner)
     return false;
   for (size_t k = 0; k < stmts.size(); ++k) {

@@ -21,6 +21,7 @@ struct purlinHostColl {
   const purlin_collective_info *info = nullptr;
   purlin::Collective c;
   purlin::rt::BoundValues bound;
+  uint64_t localPairs = 0; // epilogueLocalPairs(c): no overlap at one start
   std::string lastPlan;
 };
 
@@ -150,6 +151,7 @@ int purlinHostCollCreate(purlinHostColl_t *coll,
   std::string err;
   if (!host::readInfo(info, h->c, err) || !h->bound.init(h->c, err))
     return fail(PURLIN_ERR_BAD_COLLECTIVE, err);
+  h->localPairs = epilogueLocalPairs(h->c);
   rt::registerTarget(host::datapath());
   const rt::RuntimeTarget *dp = rt::targetFor(info->target, err);
   if (!dp || std::string(dp->name()) != "host")
@@ -239,7 +241,7 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
     }
   }
   InPlace mode =
-      classifyOverlap(c, buffers, R, elems.data(), ess.data(), epilogueLocalPairs(c));
+      classifyOverlap(c, buffers, R, elems.data(), ess.data(), h->localPairs);
   std::string strat = strategy ? strategy : "";
   // Several launches: the host API keeps the boundary syncs (below).
   int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true, hasEpilogue(c));

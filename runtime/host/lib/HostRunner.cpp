@@ -141,16 +141,22 @@ bool bindCall(const purlin_collective_info *info, const Collective &c,
                   !bufferElems(c, b, k.o0, k.no, res.error)))
     return false;
   if (k.alias && k.ni > 0 && k.no > 0) {
-    k.mode = c.buffers[k.i0].dtype == c.buffers[k.o0].dtype ? InPlace::SameStart
-                                                            : InPlace::Any;
-    for (int r = 0; r < R; ++r)
-      if (k.aliasAt(r) != 0)
-        k.mode = InPlace::Any;
-    // An epilogue's own pair at one start and size is no overlap
-    // (classifyOverlap's rule).
-    if (k.mode == InPlace::SameStart && k.ni == k.no && k.i0 < 8 && k.o0 < 8 &&
-        (epilogueLocalPairs(c) >> (k.i0 * 8 + k.o0) & 1))
-      k.mode = InPlace::No;
+    // The runtime's classifier over the places fillCall gives the pair: one
+    // arena a rank, the smaller buffer inside the larger at aliasAt(r); the
+    // other buffers, given no elements, overlap nothing.
+    const int nb = (int)c.buffers.size();
+    std::vector<int64_t> elems(nb, 0);
+    std::vector<int> ess(nb, k.es);
+    elems[k.i0] = k.ni;
+    elems[k.o0] = k.no;
+    std::vector<void *> at((size_t)R * nb, nullptr);
+    for (int r = 0; r < R; ++r) {
+      const uintptr_t arena = (uintptr_t)(r + 1) << 40, off = k.aliasAt(r) * k.es;
+      at[(size_t)r * nb + k.i0] = (void *)(arena + (k.ni <= k.no ? off : 0));
+      at[(size_t)r * nb + k.o0] = (void *)(arena + (k.ni <= k.no ? 0 : off));
+    }
+    k.mode = classifyOverlap(c, at.data(), R, elems.data(), ess.data(),
+                             epilogueLocalPairs(c));
   }
   k.plan = choosePlan(info, callBytes(c, b), k.mode, R, o.strategy, !o.oneLaunch,
                       hasEpilogue(c));
