@@ -31,6 +31,26 @@
 #   tools/gpu-epilogue.sh timing [DIR]  on the GPU machine: the bench built
 #                                     with -DPURLIN_EPI_TIMING, the cycles
 #                                     between the register row's steps
+#   tools/gpu-epilogue.sh base [REV] [DIR]  here: the tree of REV (default
+#                                     HEAD; git archive) into gen-base/
+#                                     (ignored, carried), with DIR copied
+#                                     into it: the baseline of `ab` (valid
+#                                     where purlinc's output is the same for
+#                                     both trees, as for a change of exec/
+#                                     or atom-kernels/ only)
+#   tools/gpu-epilogue.sh ab [DIR]    on the GPU machine (carry DIR and
+#                                     gen-base): the bench of this tree and
+#                                     of gen-base built side by side
+#                                     (EPI_VARIANT_GEN's collectives), run
+#                                     base, new, base, new at EPI_HIDDEN x
+#                                     EPI_TOKENS; per line the fused
+#                                     figure of each build (the better of
+#                                     two runs) and base/it, and the pair;
+#                                     EPI_AB_VARIANTS="F1|F2" adds builds
+#                                     of this tree with CUDA flags F1, F2. With
+#                                     EPI_AB_TEST=1 this tree's
+#                                     purlin-epilogue-test too, run on
+#                                     all_reduce_rmsnorm and its two-shot
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -335,6 +355,95 @@ for v, h in sorted(st, reverse=True)[:6]:
         >"$LOG/hot-$tag-src.csv" 2>/dev/null &&
         python3 tools/ncu-hot.py "$LOG/hot-$tag-src.csv" ${HOT_TOP:-12} | head -${HOT_LINES:-80}
   done
+  ;;
+base)
+  REV=${2:-HEAD}
+  D=${3:-gen-epi}
+  [ -d "$D" ] || { echo "no $D: tools/gpu-epilogue.sh gen $D first"; exit 1; }
+  rm -rf gen-base && mkdir gen-base && git archive "$REV" | tar -x -C gen-base || exit 1
+  cp -r "$D" "gen-base/$D"
+  echo "gen-base: $(git rev-parse --short "$REV") with $D; carry $D gen-base, there: tools/gpu-epilogue.sh ab $D"
+  ;;
+ab)
+  # The lesson of the twenty-fifth session: a change's baseline is the
+  # committed code, built and run in the same call. EPI_AB_VARIANTS:
+  # measurement builds of this tree too, "FLAGS|FLAGS|..." (CUDA flags
+  # each; named v1, v2, ... in the table).
+  [ -d gen-base ] || { echo "no gen-base: tools/gpu-epilogue.sh base first (here), carry it"; exit 1; }
+  LOG=${OUT:-build-gpu-epi-ab/logs}
+  mkdir -p "$LOG"
+  GEN=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}
+  IFS='|' read -r -a vflags <<<"${EPI_AB_VARIANTS:-}"
+  sides=(base new)
+  for i in "${!vflags[@]}"; do sides+=("v$((i + 1))"); done
+  t0=$(date +%s)
+  for side in "${sides[@]}"; do
+    root=$PWD flags= tgts=purlin-epilogue-bench
+    [ $side = base ] && root=$PWD/gen-base
+    [ $side = new ] && [ -n "${EPI_AB_TEST:-}" ] && tgts="$tgts purlin-epilogue-test"
+    case $side in v*) flags=${vflags[$(( ${side#v} - 1 ))]} ;; esac
+    (cmake -G Ninja -S "$root" -B "$PWD/build-gpu-epi-ab-$side" -DPURLIN_BUILD_COMPILER=OFF \
+       -DPURLIN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
+       "-DCMAKE_CUDA_FLAGS=$flags" "-DPURLIN_GEN_ONLY=$GEN" -DPURLIN_GEN_DIR="$root/$DIR" \
+       >"$LOG/configure-$side.log" 2>&1 &&
+     ninja -C "build-gpu-epi-ab-$side" -j$(( $(nproc) / ${#sides[@]} + 2 )) $tgts \
+       >"$LOG/build-$side.log" 2>&1 || { echo "$side: build FAILED"; grep -E "error" "$LOG/build-$side.log" | head -20; }) &
+  done
+  wait
+  echo "== builds: $(( $(date +%s) - t0 )) s"
+  for i in "${!vflags[@]}"; do echo "   v$((i + 1)): ${vflags[$i]}"; done
+  export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/build-gpu-epi-ab-new/cubin-cache}
+  if [ -n "${EPI_AB_TEST:-}" ]; then
+    T=build-gpu-epi-ab-new/test/gpu/purlin-epilogue-test
+    t0=$(date +%s)
+    { $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,20,128,1000,4096 --hidden 1024,4096,8192
+      $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+      PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
+    } >"$LOG/ab-test.log" 2>&1
+    grep -E "FAIL|FATAL" "$LOG/ab-test.log" | head -20
+    echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/ab-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
+  fi
+  for round in 1 2; do
+    for side in "${sides[@]}"; do
+      B=build-gpu-epi-ab-$side/tools/purlin-bench/purlin-epilogue-bench
+      [ -x $B ] || continue
+      $B -g 8 -n 50 --hidden "${EPI_HIDDEN:-4096,8192}" --tokens "${EPI_TOKENS:-1,8,16,32,64,128,1024,4096}" \
+        ${EPI_BENCH_ARGS:-} >"$LOG/ab-$side-$round.log" 2>&1 || echo "$side round $round: rc $?"
+    done
+  done
+  echo "== the chooser's fused plan, us (the better of two runs each); x: base / this"
+  python3 - "$LOG" "${sides[@]}" <<'PY'
+import sys, glob, re
+log, sides = sys.argv[1], sys.argv[2:]
+best, pair = {}, {}
+for side in sides:
+    for f in sorted(glob.glob(f"{log}/ab-{side}-*.log")):
+        for line in open(f):
+            w = line.split()
+            if len(w) > 10 and w[0].isdigit() and w[1].isdigit():
+                try:
+                    fused, pr = float(w[3]), float(w[9])
+                except ValueError:
+                    continue
+                k = (int(w[0]), int(w[1]))
+                bad = "" if line.rstrip().split("(")[0].split()[-1] == "ok" else " FAIL"
+                o = best.get((k, side))
+                if o is None or fused < o[0]:
+                    best[(k, side)] = (fused, w[4] + bad)
+                pair[k] = min(pair.get(k, pr), pr)
+keys = sorted({k for (k, s) in best})
+print("  hidden x tokens | pair | " + " | ".join(sides))
+for k in keys:
+    b = best.get((k, "base"))
+    cells = []
+    for s in sides:
+        v = best.get((k, s))
+        if v is None:
+            cells.append("-")
+        else:
+            cells.append(f"{v[0]:.2f} {v[1]}" + (f" {b[0]/v[0]:.2f}x" if b and s != "base" else ""))
+    print(f"  {k[0]} x {k[1]} | {pair[k]:.2f} | " + " | ".join(cells))
+PY
   ;;
 timing)
   # A measurement build (-DPURLIN_EPI_TIMING, exec/Epilogue.h): the cycles

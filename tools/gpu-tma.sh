@@ -20,6 +20,10 @@
 #                                TMA_ONLY="NAME:[SMEM] ...": the tests of those
 #                                cases only (the whole set takes more than
 #                                one 600 s call);
+#                                TMA_GEN_ONLY="A;B": build those
+#                                collectives only (PURLIN_GEN_ONLY: the
+#                                tests of a subset build in a third of
+#                                the time);
 #                                PHASE: all (default), or build, test, bench
 #                                alone (a device call has 10 minutes; test
 #                                and bench build first if build-tma/ lacks
@@ -102,7 +106,7 @@ run)
   t0=$(date +%s)
   if [ "$phase" = all ] || [ "$phase" = build ] || [ ! -x "$T" ] || [ ! -x "$BE" ]; then
   cmake -G Ninja -S . -B "$B" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY= \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DPURLIN_GEN_ONLY=${TMA_GEN_ONLY:-}" \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
   ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 ||
