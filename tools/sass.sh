@@ -12,7 +12,9 @@
 # mangled name matches KERNEL-REGEX (default: every planKernel): ptxas's
 # registers and spills, the instruction count, local-memory loads and
 # stores (spills and stack arrays), calls, barriers, and, in a build with
-# -DPURLIN_EPI_TIMING, the instructions between each pair of clock reads
+# -DPURLIN_EPI_TIMING, the instructions between each pair of clock reads;
+# with SASS_LIVE=1 also the peak of live registers and where it is (the
+# stretches of instructions near it, by their opcodes)
 # (the register row's steps of exec/Epilogue.h, in code order). The cubin
 # and the full listing stay in $SASS_DIR (default /tmp/purlin-sass) for
 # reading. Static counts, not times: a loop's body counts once.
@@ -50,10 +52,30 @@ base=$(basename "$CU" .cu)
   -I"$ROOT/atom-kernels" -I"$(dirname "$CU")" "${EXTRA[@]}" "$CU" \
   -o "$OUTD/$base.cubin" 2> "$OUTD/$base.ptxas"
 "$NVDISASM" -c "$OUTD/$base.cubin" > "$OUTD/$base.sass"
+# SASS_LIVE=1: the live registers at each instruction too (nvdisasm's life
+# ranges), so that the report can say where a kernel's register peak is.
+LIVE=
+if [ -n "${SASS_LIVE:-}" ]; then
+  LIVE=$OUTD/$base.live
+  "$NVDISASM" -lrm count -c "$OUTD/$base.cubin" > "$LIVE"
+fi
 
-python3 - "$OUTD/$base.sass" "$OUTD/$base.ptxas" "$RE" <<'EOF'
+python3 - "$OUTD/$base.sass" "$OUTD/$base.ptxas" "$RE" "$LIVE" <<'EOF'
 import re, sys
 sass, ptxas, pat = sys.argv[1], sys.argv[2], re.compile(sys.argv[3])
+live = sys.argv[4] if len(sys.argv) > 4 else ""
+# Live registers per instruction of each kernel (SASS_LIVE=1): nvdisasm -lrm
+# count ends each instruction's line with "// | N |".
+lives, lname = {}, None
+if live:
+    for line in open(live):
+        m = re.match(r"^\.text\.([\w$.]+):", line)
+        if m:
+            lname = m.group(1); lives[lname] = []
+            continue
+        m = re.match(r"^\s+/\*([0-9a-f]+)\*/\s+(.*?);.*//\s*\|\s*(\d+)", line)
+        if lname and m:
+            lives[lname].append((int(m.group(3)), m.group(2).strip()))
 # ptxas -v: "Compiling entry function 'K'" then its properties and usage.
 props, cur = {}, None
 for line in open(ptxas):
@@ -92,6 +114,28 @@ for k in sorted(props):
     for f, b in sorted(subs.items()):
         nloc = count(b, LDL) + count(b, STL)
         print(f"   sub {f.split('$')[-1][:70]}: {len(b)} instructions, local {nloc}")
+    lv = lives.get(k, [])
+    if lv:
+        # The stretches within 8 registers of the peak, in code order, each
+        # with what it does most (opcodes) so that it can be found in the
+        # source: e.g. many PRMT / IMAD.U32 after LDG.E.128 are bf16
+        # vectors being widened.
+        peak = max(n for n, _ in lv)
+        runs, cur = [], None
+        for i, (n, ins) in enumerate(lv):
+            if n >= peak - 8:
+                if cur and i - cur[1] <= 4:
+                    cur[1] = i; cur[2] = max(cur[2], n)
+                else:
+                    cur = [i, i, n]; runs.append(cur)
+        print(f"   live registers: peak {peak}; {len(runs)} stretch(es) within 8 of it:")
+        for a, b, n in runs[:8]:
+            ops = {}
+            for _, ins in lv[a:b + 1]:
+                op = re.sub(r"^@!?U?P\w+\s+", "", ins).split()[0]
+                ops[op] = ops.get(op, 0) + 1
+            top = ", ".join(f"{o} {c}" for o, c in sorted(ops.items(), key=lambda x: -x[1])[:5])
+            print(f"     instructions {a}-{b} (max {n}): {top}")
     marks = [i for i, ins in enumerate(body) if "SR_CLOCKLO" in ins]
     if len(marks) > 1:
         print("   between clock reads (code order):",
