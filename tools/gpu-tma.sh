@@ -45,7 +45,8 @@
 #    that row runs the L = 1 instances on 4 ranks (-g 4).
 #
 # The run:
-#  1. purlin-gpu-test --quick --only NAME_tma for every example: every rank
+#  1. purlin-gpu-test --quick --only NAME_tma for every example (those with
+#     an epilogue: purlin-epilogue-test, bf16, tokens 1-1000): every rank
 #     count, type, count and overlap against the reference, graph replays;
 #     all_gather_tma and all_reduce_tma again with PURLIN_TMA_SMEM=0 (no
 #     stages: the same kernels on the SM atoms alone) and with
@@ -109,7 +110,7 @@ run)
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DPURLIN_GEN_ONLY=${TMA_GEN_ONLY:-}" \
     -DPURLIN_CHECK_ARCHS= -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure.log" 2>&1 ||
     { tail -30 "$LOG/configure.log"; echo "configure FAILED"; exit 1; }
-  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-bench >"$LOG/build.log" 2>&1 ||
+  ninja -C "$B" -j"$(nproc)" purlin-gpu-test purlin-epilogue-test purlin-bench >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }
   step "build: ok in $(( $(date +%s) - t0 )) s"
   fi
@@ -136,7 +137,17 @@ run)
     (
       [ -n "$smem" ] && export PURLIN_TMA_SMEM=$smem
       timeout 480 $T --quick --only "$n" >"$LOG/test-$tag.log" 2>&1
-      echo "gpu test $n${smem:+, PURLIN_TMA_SMEM=$smem}: rc=$? $(tail -1 "$LOG/test-$tag.log")" >"$LOG/rc-$tag"
+      rc=$?
+      # purlin-gpu-test leaves a collective with an epilogue to
+      # purlin-epilogue-test (its inputs and the unfused chain's reference)
+      if grep -q "has an epilogue" "$LOG/test-$tag.log"; then
+        timeout 480 $B/test/gpu/purlin-epilogue-test --only "$n" --dtypes bf16 \
+          --tokens 1,7,128,1000 --hidden 1024,4096 >"$LOG/test-$tag.log" 2>&1
+        rc=$?
+      fi
+      last=$(grep -E '^[0-9]+ passed' "$LOG/test-$tag.log" | tail -1)
+      [ -n "$last" ] || last=$(tail -1 "$LOG/test-$tag.log")
+      echo "gpu test $n${smem:+, PURLIN_TMA_SMEM=$smem}: rc=$rc $last" >"$LOG/rc-$tag"
     ) &
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
   done
