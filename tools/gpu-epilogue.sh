@@ -399,6 +399,9 @@ ab)
   wait
   echo "== builds: $(( $(date +%s) - t0 )) s"
   for i in "${!vflags[@]}"; do echo "   v$((i + 1)): ${vflags[$i]}"; done
+  # EPI_BUILD_ONLY=1: the builds alone (tools/gpu-next.sh starts them beside
+  # its other builds; its ab step then finds them made).
+  [ -n "${EPI_BUILD_ONLY:-}" ] && exit 0
   export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/build-gpu-epi-ab-new/cubin-cache}
   if [ -n "${EPI_AB_TEST:-}" ]; then
     T=build-gpu-epi-ab-new/test/gpu/purlin-epilogue-test

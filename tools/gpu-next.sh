@@ -8,9 +8,10 @@
 #                                 folder the steps carry (gen-epi, gen-dp,
 #                                 gen-mp-ll with the three-clause
 #                                 collective as staged, staged_ll and
-#                                 staged_ll128, gen-tma)
+#                                 staged_ll128, gen-tma, and gen-base:
+#                                 HEAD's tree, the ab step's baseline)
 #   tools/gpu-next.sh run [STEPS] on the GPU machine (carry gen-epi gen-dp
-#                                 gen-mp-ll gen-tma): builds what the steps
+#                                 gen-mp-ll gen-tma gen-base): builds what the steps
 #                                 need in parallel first (about 200 s on 16
 #                                 cores), then runs the steps in order while
 #                                 time is left (GPU_NEXT_BUDGET, default 560
@@ -20,13 +21,19 @@
 #                                 $OUT/gpu-next-logs.tgz (one file: the
 #                                 device tool brings back 8 at most).
 #
-# STEPS (default "ll epi mp tma variants"), each one of the scripts:
+# STEPS (default "ab ll epi mp"), each one of the scripts:
+#   ab        tools/gpu-epilogue.sh ab gen-epi: the bench of this tree against
+#             the committed code's (gen-base) and the measurement builds
+#             NEXT_AB_VARIANTS (default the raw contribution loads, 4 and 8
+#             at once) at NEXT_AB_TOKENS (default 1,16,32,64,128,1024)
 #   ll        tools/gpu-datapaths.sh run gen-dp ll (staged_ll checked and
 #             timed with PURLIN_ONE_LAUNCH=0, the latency probe's LL rows)
 #   epi       EPI_QUICK=1 tools/gpu-epilogue.sh run gen-epi (the hand2s and
 #             d_wide columns)
 #   mp        MP_ONLY=sizes tools/gpu-mp.sh run gen-mp-ll (traced)
-#   tma       the TMA tests not run yet (tools/gpu-tma.sh run gen-tma test)
+#   tma       the TMA pipeline's depth (tools/gpu-tma.sh stages gen-tma: the
+#             bench per PURLIN_TMA_STAGES x PURLIN_TMA_SMEM, 16 SMs); every
+#             example's TMA tests passed in the twenty-sixth session
 #   variants  EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" tools/gpu-epilogue.sh
 #             variants gen-epi at NEXT_TOKENS (default 1,16,32,64,128,256); its
 #             builds start with the others
@@ -51,6 +58,7 @@ gen)
   bash tools/gpu-epilogue.sh gen gen-epi | tail -1 || exit 1
   bash tools/gpu-datapaths.sh gen gen-dp | tail -1 || exit 1
   bash tools/gpu-tma.sh gen gen-tma | tail -1 || exit 1
+  bash tools/gpu-epilogue.sh base HEAD gen-epi | tail -1 || exit 1
   PURLINC_FLAGS=--strategy=staged_ll bash tools/gpu-mp.sh gen gen-mp-ll | tail -1 || exit 1
   # The collective of the seventeenth session's areas bug, on the three
   # staged plans (its plain staged plan gave wrong results before the fix).
@@ -74,10 +82,10 @@ gen)
       --aot=bf16,f32,i32,u8:sum,max -o gen-mp-ll || exit 1
   done
   rm -rf "$tmp" gen-mp-ll/registry.cpp
-  echo "carry gen-epi gen-dp gen-mp-ll gen-tma; there: bash tools/gpu-next.sh run"
+  echo "carry gen-epi gen-dp gen-mp-ll gen-tma gen-base; there: bash tools/gpu-next.sh run"
   ;;
 run)
-  steps=(${2:-ll epi mp tma variants})
+  steps=(${2:-ab ll epi mp})
   # The variants step's builds (started with the others) and its grid.
   variants=${NEXT_VARIANTS:-0 12} vtokens=${NEXT_TOKENS:-1,16,32,64,128,256}
   T0=$(date +%s)
@@ -107,6 +115,9 @@ run)
   has timing && (cmake -G Ninja -S . -B build-gpu-epi-t $C -DPURLIN_GEN_ONLY= \
                   -DCMAKE_CUDA_FLAGS=-DPURLIN_EPI_TIMING -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
                 ninja -C build-gpu-epi-t -j16 purlin-epilogue-bench) >"$L/build-timing.log" 2>&1 &
+  abv=${NEXT_AB_VARIANTS:--DPURLIN_EPI_RAW_LOADS=1|-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_EPI_LOADS=8}
+  has ab && EPI_AB_VARIANTS="$abv" EPI_BUILD_ONLY=1 OUT="$L/ab-build" \
+    bash tools/gpu-epilogue.sh ab gen-epi >"$L/build-ab.log" 2>&1 &
   has variants && EPI_VARIANTS="$variants" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \
     bash tools/gpu-epilogue.sh variants gen-epi >"$L/build-variants.log" 2>&1 &
   has py && (cmake -G Ninja -S . -B build-gpu $C -DPURLIN_GEN_ONLY= &&
@@ -147,8 +158,10 @@ run)
     epi) step epi 200 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
          grep -hE "^ +[0-9]|left out" "$L/epi/epilogue-bench.log" 2>/dev/null | head -30 ;;
     mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
-    tma) step tma 250 env TMA_ONLY="all_to_all_v_tma: all_reduce_2d_tma: all_gather_tma:0 all_gather_tma:32K all_reduce_tma:0 all_reduce_tma:32K" \
-           bash tools/gpu-tma.sh run gen-tma test ;;
+    ab) step ab 150 env EPI_AB_VARIANTS="$abv" \
+          EPI_TOKENS="${NEXT_AB_TOKENS:-1,16,32,64,128,1024}" bash tools/gpu-epilogue.sh ab gen-epi
+        sed -n '/^== builds/,$p' "$L/ab.txt" | head -30 ;;
+    tma) step tma 250 bash tools/gpu-tma.sh stages gen-tma ;;
     variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
     inplace) step inplace 60 bash -c 'B=build-gpu-epi/tools/purlin-bench/purlin-epilogue-bench
