@@ -249,6 +249,9 @@ variants)
   # vectors, widened one by one as they are combined: 13 four at a time
   # (the one-shot kernel's peak 126 -> 109 live registers), 14 all eight
   # at once (peak 122, no spill; widened, 8 at once spills 278 bytes).
+  # 15 is 13 with both of a thread's vectors' inputs held (a row of 8192
+  # at 512 threads: without raw loads that spilled 48 bytes, with them
+  # none).
   # The same flags work with `ab` (EPI_AB_VARIANTS).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
@@ -266,7 +269,8 @@ variants)
          "-DPURLIN_SM_EPI_HELD_VECS=0"
          "-DPURLIN_EPI_RANKS_AT_ONCE=8"
          "-DPURLIN_EPI_RAW_LOADS=1"
-         "-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_EPI_LOADS=8")
+         "-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_EPI_LOADS=8"
+         "-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_SM_EPI_HELD_VECS=2")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
