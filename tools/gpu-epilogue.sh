@@ -85,6 +85,22 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-epi}
+# The collectives the bench's main columns need (variants and ab build these
+# alone; EPI_VARIANT_GEN another set).
+BENCH_GEN=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}
+# benchBuild NAME SRC FLAGS JOBS TARGETS...: configure the tree at SRC into
+# build-gpu-epi-NAME (BENCH_GEN's collectives from SRC/$DIR, CUDA flags
+# FLAGS) and build TARGETS, logs under $LOG; says so where it fails.
+benchBuild() {
+  local name=$1 src=$2 flags=$3 jobs=$4
+  shift 4
+  cmake -G Ninja -S "$src" -B "$PWD/build-gpu-epi-$name" -DPURLIN_BUILD_COMPILER=OFF \
+    -DPURLIN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
+    "-DPURLIN_GEN_ONLY=$BENCH_GEN" "-DCMAKE_CUDA_FLAGS=$flags" -DPURLIN_GEN_DIR="$src/$DIR" \
+    >"$LOG/configure-$name.log" 2>&1 &&
+    ninja -C "build-gpu-epi-$name" -j"$jobs" "$@" >"$LOG/build-$name.log" 2>&1 ||
+    { echo "$name: build FAILED"; grep -E "error" "$LOG/build-$name.log" | head -20; }
+}
 case "$mode" in
 gen)
   P=${PURLINC:-build/bin/purlinc}
@@ -281,12 +297,7 @@ variants)
   sel=(${EPI_VARIANTS:-${!flags[@]}})
   t0=$(date +%s)
   for i in "${sel[@]}"; do
-    (cmake -G Ninja -S . -B "build-gpu-epi-v$i" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON \
-       -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
-       "-DPURLIN_GEN_ONLY=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}" \
-       "-DCMAKE_CUDA_FLAGS=${flags[$i]}" -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-$i.log" 2>&1 &&
-     ninja -C "build-gpu-epi-v$i" -j$(( $(nproc) / ${#sel[@]} + 1 )) purlin-epilogue-bench \
-       >"$LOG/build-$i.log" 2>&1 || echo "variant $i: build FAILED") &
+    benchBuild "v$i" "$PWD" "${flags[$i]}" $(( $(nproc) / ${#sel[@]} + 1 )) purlin-epilogue-bench &
   done
   wait
   echo "== builds: $(( $(date +%s) - t0 )) s"
@@ -383,7 +394,6 @@ ab)
   [ -d gen-base ] || { echo "no gen-base: tools/gpu-epilogue.sh base first (here), carry it"; exit 1; }
   LOG=${OUT:-build-gpu-epi-ab/logs}
   mkdir -p "$LOG"
-  GEN=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}
   IFS='|' read -r -a vflags <<<"${EPI_AB_VARIANTS:-}"
   sides=(base new)
   for i in "${!vflags[@]}"; do sides+=("v$((i + 1))"); done
@@ -393,12 +403,7 @@ ab)
     [ $side = base ] && root=$PWD/gen-base
     [ $side = new ] && [ -n "${EPI_AB_TEST:-}" ] && tgts="$tgts purlin-epilogue-test"
     case $side in v*) flags=${vflags[$(( ${side#v} - 1 ))]} ;; esac
-    (cmake -G Ninja -S "$root" -B "$PWD/build-gpu-epi-ab-$side" -DPURLIN_BUILD_COMPILER=OFF \
-       -DPURLIN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_CHECK_ARCHS= \
-       "-DCMAKE_CUDA_FLAGS=$flags" "-DPURLIN_GEN_ONLY=$GEN" -DPURLIN_GEN_DIR="$root/$DIR" \
-       >"$LOG/configure-$side.log" 2>&1 &&
-     ninja -C "build-gpu-epi-ab-$side" -j$(( $(nproc) / ${#sides[@]} + 2 )) $tgts \
-       >"$LOG/build-$side.log" 2>&1 || { echo "$side: build FAILED"; grep -E "error" "$LOG/build-$side.log" | head -20; }) &
+    benchBuild "ab-$side" "$root" "$flags" $(( $(nproc) / ${#sides[@]} + 2 )) $tgts &
   done
   wait
   echo "== builds: $(( $(date +%s) - t0 )) s"
