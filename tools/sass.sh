@@ -12,10 +12,10 @@
 # mangled name matches KERNEL-REGEX (default: every planKernel): ptxas's
 # registers and spills, the instruction count, local-memory loads and
 # stores (spills and stack arrays), calls, barriers, and, in a build with
-# -DPURLIN_EPI_TIMING, the instructions between each pair of clock reads;
-# with SASS_LIVE=1 also the peak of live registers and where it is (the
-# stretches of instructions near it, by their opcodes)
-# (the register row's steps of exec/Epilogue.h, in code order). The cubin
+# -DPURLIN_EPI_TIMING, the instructions between each pair of clock reads
+# (the register row's steps of exec/Epilogue.h, in code order); with
+# SASS_LIVE=1 also the peak of live registers and where it is (the
+# stretches of instructions near it, by their opcodes). The cubin
 # and the full listing stay in $SASS_DIR (default /tmp/purlin-sass) for
 # reading. Static counts, not times: a loop's body counts once.
 #

@@ -220,12 +220,21 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_RAW_LOADS
 #define PURLIN_EPI_RAW_LOADS 0
 #endif
+/// One contribution's vector as the register row loads it, and as it is
+/// widened before it is combined (loadF8's values after both).
 template <class Tgt>
 PURLIN_HD void epiLoadContribution(Tgt &t, const char *base, int64_t i, float *out) {
 #if PURLIN_EPI_RAW_LOADS
   t.loadRaw8(base, i, out);
 #else
   t.loadF8(base, i, out);
+#endif
+}
+template <class Tgt> PURLIN_HD void epiWidenContribution(Tgt &t, float *io) {
+#if PURLIN_EPI_RAW_LOADS
+  t.widenRaw8(io);
+#else
+  (void)t, (void)io; // loaded widened
 #endif
 }
 
@@ -445,9 +454,7 @@ PURLIN_UNROLL
         }
         for (int b = 0; b < kEpiLoads; ++b)
           if (p0 + b < S.R) {
-#if PURLIN_EPI_RAW_LOADS
-            t.widenRaw8(in[b]);
-#endif
+            epiWidenContribution(t, in[b]);
             for (int j = 0; j < kEpiVec; ++j)
               row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
           }
