@@ -260,14 +260,10 @@ variants)
   # session). Not kept, measured in the twenty-fifth session (H100):
   # loading 2 or 4 ranks' statement inputs at once, vector by vector, made
   # the unfused two-shot 1.19x slower at 4096 x 4096 and the fused one
-  # 1.17x at 4096 x 128 (docs/performance.md). 13 and 14 (twenty-sixth
-  # session, not run yet) load the register row's contributions as raw
-  # vectors, widened one by one as they are combined: 13 four at a time
-  # (the one-shot kernel's peak 126 -> 109 live registers), 14 all eight
-  # at once (peak 122, no spill; widened, 8 at once spills 278 bytes).
-  # 15 is 13 with both of a thread's vectors' inputs held (a row of 8192
-  # at 512 threads: without raw loads that spilled 48 bytes, with them
-  # none).
+  # 1.17x at 4096 x 128 (docs/performance.md). Nor were the raw
+  # contribution loads (twenty-seventh session, H100, `ab`: 4 at a time
+  # 0.99-1.02x, 8 at a time 0.93-1.02x, with both vectors' inputs held
+  # 0.90-1.02x; the code is gone, see git log).
   # The same flags work with `ab` (EPI_AB_VARIANTS).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
@@ -283,10 +279,7 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_EPI_HELD_VECS=0"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=8"
-         "-DPURLIN_EPI_RAW_LOADS=1"
-         "-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_EPI_LOADS=8"
-         "-DPURLIN_EPI_RAW_LOADS=1 -DPURLIN_SM_EPI_HELD_VECS=2")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),

@@ -188,8 +188,6 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = 0.0f;
   }
-  void loadRaw8(const char *b, int64_t i, float *out) { loadF8(b, i, out); }
-  void widenRaw8(float *) {}
   void prefetchF8(const char *, int64_t) {}
   void storeF32x8(char *b, int64_t i, const float *v) { storeF8(b, i, v); }
   void loadF32x8(const char *b, int64_t i, float *out) { loadF8(b, i, out); }

@@ -219,9 +219,6 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = loadF(base, i + j);
   }
-  // loadF8 in two steps (PURLIN_EPI_RAW_LOADS): already widened here.
-  void loadRaw8(const char *base, int64_t i, float *out) const { loadF8(base, i, out); }
-  void widenRaw8(float *) const {}
   void prefetchF8(const char *, int64_t) const {} // no cache to warm
   // f32 vectors of the received areas (the unfused plans), as loadFAs and
   // storeFAs take them one by one.

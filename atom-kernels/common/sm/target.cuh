@@ -326,22 +326,6 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = (float)E::widen(x.u.r[j]);
   }
-  // loadF8 in two steps (exec/Epilogue.h, PURLIN_EPI_RAW_LOADS): the
-  // vector's raw bits into out's first words, then widened in place;
-  // loadRaw8 then widenRaw8 gives loadF8's values.
-  __device__ void loadRaw8(const char *base, int64_t i, float *out) const {
-    RawVec<typename E::Raw> x;
-    static_assert(sizeof(x.u) <= sizeof(float) * exec::kEpiVec, "a raw vector fits");
-    x.load((const typename E::Raw *)base + i);
-    memcpy(out, &x.u, sizeof(x.u));
-  }
-  __device__ void widenRaw8(float *io) const {
-    RawVec<typename E::Raw> x;
-    memcpy(&x.u, io, sizeof(x.u));
-#pragma unroll
-    for (int j = 0; j < exec::kEpiVec; ++j)
-      io[j] = (float)E::widen(x.u.r[j]);
-  }
   __device__ void storeF8(char *base, int64_t i, const float *v) const {
     RawVec<typename E::Raw> x;
 #pragma unroll

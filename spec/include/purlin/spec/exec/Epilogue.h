@@ -210,33 +210,6 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// A measurement build (not measured yet; the twenty-sixth session's
-/// account in docs/performance.md): PURLIN_EPI_RAW_LOADS=1 loads the
-/// register row's contributions as raw vectors (Tgt::loadRaw8) and widens
-/// each just before it is combined (Tgt::widenRaw8), so that a 2-byte
-/// type's group of loads holds half the registers: with
-/// PURLIN_EPI_LOADS=8, all 8 ranks' loads in flight at once within the
-/// registers 4 widened ones take.
-#ifndef PURLIN_EPI_RAW_LOADS
-#define PURLIN_EPI_RAW_LOADS 0
-#endif
-/// One contribution's vector as the register row loads it, and as it is
-/// widened before it is combined (loadF8's values after both).
-template <class Tgt>
-PURLIN_HD void epiLoadContribution(Tgt &t, const char *base, int64_t i, float *out) {
-#if PURLIN_EPI_RAW_LOADS
-  t.loadRaw8(base, i, out);
-#else
-  t.loadF8(base, i, out);
-#endif
-}
-template <class Tgt> PURLIN_HD void epiWidenContribution(Tgt &t, float *io) {
-#if PURLIN_EPI_RAW_LOADS
-  t.widenRaw8(io);
-#else
-  (void)t, (void)io; // loaded widened
-#endif
-}
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -444,20 +417,18 @@ PURLIN_UNROLL
           // docs/performance.md, fourteenth session).
 PURLIN_UNROLL
           for (int b = 0; b < kEpiLoads; ++b)
-            epiLoadContribution(t, detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
         } else
 #endif
         {
           for (int b = 0; b < kEpiLoads; ++b)
             if (p0 + b < S.R)
-              epiLoadContribution(t, detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+              t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
         }
         for (int b = 0; b < kEpiLoads; ++b)
-          if (p0 + b < S.R) {
-            epiWidenContribution(t, in[b]);
+          if (p0 + b < S.R)
             for (int j = 0; j < kEpiVec; ++j)
               row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
-          }
       }
       if (op == kAvg)
         for (int j = 0; j < kEpiVec; ++j)

@@ -91,11 +91,6 @@ namespace exec {
 //                                            hold; elements i .. i+7 as
 //                                            loadF gives them, i's address
 //                                            aligned to min(16, 8 elements)
-//   void loadRaw8(const char *base, int64_t i, float *out) const;
-//   void widenRaw8(float *io) const;
-//                                            loadF8 in two steps: the
-//                                            vector's raw bits into out,
-//                                            then widened in place
 //   void storeF8(char *base, int64_t i, const float *v) const;
 //                                            elements i .. i+7 as storeF
 //                                            stores them (same alignment)
