@@ -254,7 +254,7 @@ template <bool Flagged> struct HandPush : Keeps {
     const int r = t.rank();
     const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
     const uint64_t *in = (const uint64_t *)S.buf[r][0];
-    const uint32_t flag = (uint32_t)t.epoch();
+    const uint32_t flag = purlin::sm::llFlag(t.epoch()); // as the generated LL (lines.cuh)
     for (int q = 0; q < S.R; ++q) {
       char *slot = S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0];
       for (int64_t j = (int64_t)t.lane() * blockDim.x + threadIdx.x; j < lines;
@@ -319,7 +319,7 @@ struct HandLL : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
     HandPush<true>::run(t);
-    handPollSum(t, (uint32_t)t.epoch());
+    handPollSum(t, purlin::sm::llFlag(t.epoch()));
   }
 };
 // The same all-reduce bumping its epoch itself (no epoch from the kernel's
@@ -351,7 +351,7 @@ template <bool Early> struct HandLLOwn {
       *w = epoch;
     }
     __syncthreads();
-    const uint32_t flag = (uint32_t)epoch;
+    const uint32_t flag = purlin::sm::llFlag(epoch);
     auto push = [&](int64_t j, uint64_t d) {
       for (int q = 0; q < S.R; ++q)
         purlin::sm::storeLine(S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0] +
@@ -404,7 +404,7 @@ template <bool Gpu, class T> __device__ void batchPush(T &t) {
   const Shared &S = t.shared();
   const int r = t.rank();
   const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
-  const uint32_t flag = (uint32_t)t.epoch();
+  const uint32_t flag = purlin::sm::llFlag(t.epoch()); // as the generated LL (lines.cuh)
   const uint64_t *in = (const uint64_t *)S.buf[r][0];
   const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
   const int64_t step = (int64_t)S.L * blockDim.x;
@@ -423,7 +423,7 @@ template <bool Missing, bool Gpu, class T> __device__ void batchConsume(T &t) {
   const Shared &S = t.shared();
   const int r = t.rank();
   const int64_t lines = S.P.s[1] * 2 / purlin::sm::kLineData; // bf16
-  const uint32_t flag = (uint32_t)t.epoch();
+  const uint32_t flag = purlin::sm::llFlag(t.epoch()); // as the generated LL (lines.cuh)
   const int64_t j0 = (int64_t)t.lane() * blockDim.x + threadIdx.x;
   const int64_t step = (int64_t)S.L * blockDim.x;
   const char *mine = S.scratch[r] + S.stagingOff[0];
@@ -497,7 +497,7 @@ struct PushLinesBatchConsume : Keeps {
       dst[q] = S.scratch[q] + S.stagingOff[0] + (int64_t)r * S.slotBytes[0];
     if (a < b)
       purlin::sm::pushLinesLL((const char *)S.buf[r][0], dst, 8, a * 2, a * 2, (b - a) * 2,
-                              t.thread(), t.threads(), (uint32_t)t.epoch());
+                              t.thread(), t.threads(), purlin::sm::llFlag(t.epoch()));
     __syncthreads();
     batchConsume<false, false>(t);
   }

@@ -20,8 +20,16 @@
 //
 // Stale lines never match: a slot's lines carry an older epoch, and a plan
 // with flagged lines gets scratch of its own, zeroed at allocation
-// (purlin_plan_info::exclusive_scratch). A flag repeats after 2^32 launches
-// of one plan. Staging by launch parity (exec kParity: a symmetric clause
+// (purlin_plan_info::exclusive_scratch). The flag (llFlag) is the epoch's
+// low 24 bits under 8 bits of the call's fingerprint, so a rank whose peer
+// called with other arguments (another count, type or op: a
+// multi-process call's fingerprint, runtime/cuda/Launch.cpp) finds lines
+// of its epoch with another fingerprint and stops with kErrMismatch
+// (lineMismatch) instead of combining them: before, the flag was the
+// epoch's low 32 bits alone, and two ranks that called with 4095 and 4096
+// elements (the same lines) both returned success. A flag repeats after
+// 2^24 launches of one plan (a stale line matches only if it is exactly a
+// multiple of that older, in the same half), and is never 0. Staging by launch parity (exec kParity: a symmetric clause
 // without a `free` round) changes no code here: the executor hands these
 // moves the slot of half epoch & 1 (exec::stagingSlot, the same address on
 // every target), whose stale lines are two launches old.
@@ -40,6 +48,31 @@ namespace purlin {
 namespace sm {
 
 constexpr int kLineBytes = 16, kLineData = 8;
+
+/// The LL flag of a lane's signal value v (aux.h signalValue: the epoch in
+/// the low kEpochBits bits, 24 bits of the fingerprint above): the epoch's
+/// low 24 bits, then 7 bits folded from the fingerprint and a top bit set
+/// (no flag is 0, the zeroed scratch's). One in 128 pairs of other
+/// fingerprints fold alike and go unnoticed, as LL128's 24 bits of it miss
+/// one in 2^24.
+__device__ __forceinline__ uint32_t llFlag(uint64_t v) {
+  const uint32_t fp = (uint32_t)(v >> kEpochBits) & 0xffffffu;
+  const uint32_t f7 = (fp ^ fp >> 7 ^ fp >> 14 ^ fp >> 21) & 0x7fu;
+  return ((uint32_t)v & 0xffffffu) | (0x80u | f7) << 24;
+}
+/// Whether a line that is not there (its flags are not `flag`) is this
+/// launch's from a peer of another fingerprint: both flags alike, with
+/// flag's epoch bits and other fingerprint bits. One volatile load, on the
+/// slow path only (a poll that has waited 1,024 rounds).
+__device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
+  uint64_t lo, hi;
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(lo), "=l"(hi)
+               : "l"(line)
+               : "memory");
+  const uint32_t a = (uint32_t)(lo >> 32), b = (uint32_t)(hi >> 32);
+  return a == b && a != flag && ((a ^ flag) & 0xffffffu) == 0;
+}
 
 /// A line's two 64-bit elements {4 data bytes, flag} for 8 data bytes.
 __device__ __forceinline__ void packLine(uint64_t data, uint32_t flag,
@@ -75,17 +108,27 @@ __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
   return unpackLine(lo, hi, flag, data);
 }
 
-/// Polls the line until both flags show `flag`; false after the timeout.
+/// Polls the line until both flags show `flag`; false after the timeout,
+/// or, given the lane's aux words, when the line is a peer's of another
+/// fingerprint (lineMismatch, reported into the error word here as `who`'s).
 __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
-                                         uint64_t &data, uint64_t timeout) {
+                                         uint64_t &data, uint64_t timeout,
+                                         const uint64_t *aux = nullptr,
+                                         uint32_t who = 0) {
   if (peekLine(line, flag, data))
     return true;
   const uint64_t start = globalTimerNs();
   for (uint32_t i = 1;; ++i) {
     if (peekLine(line, flag, data))
       return true;
-    if ((i & 1023) == 0 && globalTimerNs() - start > timeout)
-      return false;
+    if ((i & 1023) == 0) {
+      if (aux && lineMismatch(line, flag)) {
+        reportError(aux, kErrMismatch | who);
+        return false;
+      }
+      if (globalTimerNs() - start > timeout)
+        return false;
+    }
   }
 }
 
@@ -129,7 +172,8 @@ __device__ __forceinline__ const char *srcLineRun(const exec::Move &m,
 template <class E, int OP>
 __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
                                          int64_t b, int tid, int nthr,
-                                         uint32_t flag, uint64_t timeout) {
+                                         LineCtx ctx) {
+  const uint32_t flag = llFlag(ctx.flag);
   using Raw = typename E::Raw;
   constexpr int es = sizeof(Raw), epl = kLineData / es;
   const exec::Box &x = m.box;
@@ -177,7 +221,8 @@ __device__ __noinline__ bool moveLinesOp(const exec::Move &m, int64_t a,
 #pragma unroll
       for (int u = 0; u < kLineBatch; ++u)
         if (u < ns && !there[u] &&
-            !loadLine(m.src[s0 + u] + j * kLineBytes, flag, d[u], timeout))
+            !loadLine(m.src[s0 + u] + j * kLineBytes, flag, d[u], ctx.timeout(),
+                      ctx.aux, ctx.who))
           return false;
       if constexpr (OP == exec::kCopy) {
         copied = d[0]; // one contribution, copied bit for bit
@@ -315,7 +360,7 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
                                                int64_t doff, int64_t bytes,
                                                int tid, int nthr,
                                                const LineCtx &ctx) {
-  const uint32_t flag = (uint32_t)ctx.flag;
+  const uint32_t flag = llFlag(ctx.flag);
   using Raw = typename E::Raw;
   constexpr int es = sizeof(Raw), epl = kLineData / es;
   const char *s[NS];
@@ -337,6 +382,14 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
       for (uint32_t i = 1; missing; ++i) {
         missing = pollLines(s, ns, j, flag, v);
         if (missing && (i & 1023) == 0) {
+          // A missing line of this epoch with another fingerprint: a peer
+          // called with other arguments (reported; the caller stops).
+#pragma unroll
+          for (int u = 0; u < NS; ++u)
+            if ((missing >> u & 1u) && lineMismatch(s[u] + j * kLineBytes, flag)) {
+              reportError(ctx.aux, kErrMismatch | ctx.who);
+              return false;
+            }
           const uint64_t now = globalTimerNs();
           if (start == 0)
             start = now;
@@ -411,7 +464,7 @@ __device__ __forceinline__ bool pushLines(int fmt, const char *src,
   }
   if constexpr ((FMTS & exec::kLinesLLBit) != 0)
     return pushLinesLL(src, dst, nd, soff, doff, bytes, tid, nthr,
-                       (uint32_t)ctx.flag);
+                       llFlag(ctx.flag));
   return false;
 }
 
@@ -492,8 +545,7 @@ __device__ __forceinline__ bool moveLines(const exec::Move &m, int64_t a,
     ok = withLinesOp<E, OPS>(m.ll == exec::kLinesDst ? exec::kCopy : m.op,
                              m.nsrc, [&](auto o) {
                                arrived = moveLinesOp<E, decltype(o)::value>(
-                                   m, a, b, tid, nthr, (uint32_t)ctx.flag,
-                                   ctx.timeout());
+                                   m, a, b, tid, nthr, ctx);
                              });
   return arrived;
 }

@@ -67,7 +67,7 @@ namespace sm {
 
 /// What a line move (of either format) needs of its lane.
 struct LineCtx {
-  uint64_t flag;       // the lane's signal value (LL stores its low 32 bits)
+  uint64_t flag;       // the lane's signal value (LL stores llFlag of it, lines.cuh)
   const uint64_t *aux; // the lane's aux words (timeout, error word)
   uint32_t who;        // rank << 8 | lane << 20, for an error report
   bool gpu;            // every rank on this GPU: gpu-scope fences and flags
