@@ -46,6 +46,25 @@ PURLIN_HD uint64_t signalValue(uint64_t epoch, uint32_t fingerprint) {
   return (epoch & kEpochMask) | (uint64_t)(fingerprint & 0xffffff) << kEpochBits;
 }
 
+/// The LL line flag of a lane's signal value v (lines.cuh): the epoch's
+/// low 24 bits, then 7 bits folded from the fingerprint's 24 and a top bit
+/// set, so that no flag is 0 (zeroed scratch) and a peer that called with
+/// other arguments writes other flags (one pair of fingerprints in 128
+/// folds alike). A flag repeats after 2^24 launches of a plan.
+PURLIN_HD uint32_t llFlag(uint64_t v) {
+  const uint32_t fp = (uint32_t)(v >> kEpochBits) & 0xffffffu;
+  const uint32_t f7 = (fp ^ fp >> 7 ^ fp >> 14 ^ fp >> 21) & 0x7fu;
+  return ((uint32_t)v & 0xffffffu) | (0x80u | f7) << 24;
+}
+/// Whether a line whose two flags read a and b (not `flag`, the lane's
+/// llFlag) is this launch's from a peer of another fingerprint: both
+/// alike, a written flag (top bit set: not the zeroed scratch, whose epoch
+/// bits match an epoch that is 0 mod 2^24), with flag's epoch bits and
+/// other fingerprint bits.
+PURLIN_HD bool llFlagMismatch(uint32_t a, uint32_t b, uint32_t flag) {
+  return a == b && a != flag && (a >> 31) != 0 && ((a ^ flag) & 0xffffffu) == 0;
+}
+
 /// Words of one rank's signal memory for one plan, aux words included.
 inline int64_t planSignalWords(int nsignals, int R, int L, int K) {
   return exec::signalWords(nsignals, R, L, K) + kAuxWords;

@@ -49,29 +49,17 @@ namespace sm {
 
 constexpr int kLineBytes = 16, kLineData = 8;
 
-/// The LL flag of a lane's signal value v (aux.h signalValue: the epoch in
-/// the low kEpochBits bits, 24 bits of the fingerprint above): the epoch's
-/// low 24 bits, then 7 bits folded from the fingerprint and a top bit set
-/// (no flag is 0, the zeroed scratch's). One in 128 pairs of other
-/// fingerprints fold alike and go unnoticed, as LL128's 24 bits of it miss
-/// one in 2^24.
-__device__ __forceinline__ uint32_t llFlag(uint64_t v) {
-  const uint32_t fp = (uint32_t)(v >> kEpochBits) & 0xffffffu;
-  const uint32_t f7 = (fp ^ fp >> 7 ^ fp >> 14 ^ fp >> 21) & 0x7fu;
-  return ((uint32_t)v & 0xffffffu) | (0x80u | f7) << 24;
-}
-/// Whether a line that is not there (its flags are not `flag`) is this
-/// launch's from a peer of another fingerprint: both flags alike, with
-/// flag's epoch bits and other fingerprint bits. One volatile load, on the
-/// slow path only (a poll that has waited 1,024 rounds).
+/// Whether a line that is not there (its flags are not `flag`, the lane's
+/// llFlag, aux.h) is this launch's from a peer of another fingerprint
+/// (llFlagMismatch). One volatile load, on the slow path only (a poll that
+/// has waited 1,024 rounds).
 __device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
   uint64_t lo, hi;
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
                : "l"(line)
                : "memory");
-  const uint32_t a = (uint32_t)(lo >> 32), b = (uint32_t)(hi >> 32);
-  return a == b && a != flag && ((a ^ flag) & 0xffffffu) == 0;
+  return llFlagMismatch((uint32_t)(lo >> 32), (uint32_t)(hi >> 32), flag);
 }
 
 /// A line's two 64-bit elements {4 data bytes, flag} for 8 data bytes.
