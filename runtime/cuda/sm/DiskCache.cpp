@@ -9,6 +9,10 @@
 #include <sstream>
 #include <thread>
 
+#include <chrono>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +92,39 @@ bool cacheWrite(const std::string &name, const std::string &data) {
   if (std::rename(tmp.str().c_str(), (dir + "/" + name).c_str()) != 0)
     return std::remove(tmp.str().c_str()), false;
   return true;
+}
+
+CacheLock::CacheLock(const std::string &name, double waitSeconds) {
+  const std::string dir = cacheDir();
+  if (dir.empty() || !makeDirs(dir))
+    return;
+  const int fd = open((dir + "/." + name + ".lock").c_str(),
+                      O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  // Polled rather than blocking, so that a holder that hangs costs at most
+  // the wait.
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration<double>(waitSeconds);
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      fd_ = fd;
+      return;
+    }
+    if ((errno != EWOULDBLOCK && errno != EINTR) ||
+        std::chrono::steady_clock::now() >= until) {
+      close(fd);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+CacheLock::~CacheLock() {
+  if (fd_ >= 0) {
+    flock(fd_, LOCK_UN);
+    close(fd_); // the lock file stays: removing it would race a new holder
+  }
 }
 
 } // namespace sm

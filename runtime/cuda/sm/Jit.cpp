@@ -253,6 +253,17 @@ void build(const purlin_collective_info &info, int dtype, int op, int plan,
     out.ok.store(true);
     return;
   }
+  // Another process compiling the same program (the processes of a job
+  // start together, one a GPU): wait for it and load its cubin instead of
+  // compiling it again, 8 NVRTC runs at once on the same cores.
+  CacheLock lock(file);
+  if (lock.held()) {
+    out.kernel = JitKernel();
+    if (cacheRead(file, cubin) && load(plan, slot, cubin, out.kernel, loadError)) {
+      out.ok.store(true);
+      return;
+    }
+  }
   out.kernel = JitKernel();
   if (!runNvrtc(text, opts, true, cubin, out.error) ||
       !load(plan, slot, cubin, out.kernel, out.error))
