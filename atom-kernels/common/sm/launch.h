@@ -62,6 +62,50 @@ inline int64_t residentBlocks(const void *kernel, int threads,
   return known[{dev, kernel, threads, smem}] = (int64_t)per * sms;
 }
 
+#if PURLIN_EPI_STAGE
+/// The epilogue's staging slots' dynamic shared memory a block (exec/
+/// Epilogue.h's PURLIN_EPI_STAGE, a measurement build): what a block may
+/// opt in to, less where `blocks` need more than one block an SM (so that
+/// the grid fits as it would without); the kernel's opt-in set once, to
+/// the most. 0 on any error (the row then loads as without staging).
+inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, const void *, int64_t>, size_t> known;
+  static std::map<std::pair<int, const void *>, bool> optedIn;
+  int dev = 0;
+  cudaGetDevice(&dev);
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = known.find({dev, kernel, blocks});
+  if (it != known.end())
+    return it->second;
+  int optin = 0, perSm = 0, sms = 0;
+  cudaFuncAttributes fa;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || sms <= 0) {
+    cudaGetLastError();
+    return known[{dev, kernel, blocks}] = 0;
+  }
+  const int64_t most = (int64_t)optin - (int64_t)fa.sharedSizeBytes;
+  if (!optedIn[{dev, kernel}]) {
+    if (most <= 0 || cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)most) != cudaSuccess) {
+      cudaGetLastError();
+      return known[{dev, kernel, blocks}] = 0;
+    }
+    optedIn[{dev, kernel}] = true;
+  }
+  const int64_t each = blocks > sms ? (blocks + sms - 1) / sms : 1;
+  // 1 KiB of every block's shared memory is the system's.
+  int64_t room = (int64_t)perSm / each - 1024 - (int64_t)fa.sharedSizeBytes;
+  room = room < most ? room : most;
+  return known[{dev, kernel, blocks}] = room > 0 ? (size_t)room / 1024 * 1024 : 0;
+}
+#endif
+
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
 /// cast to a pointer) on grid (exec::liveLanesOf(*S), n) with `threads` per block on
 /// `stream`; with `slot`, a slot kernel: `kernel(slot, first)` (aux.h's
