@@ -263,7 +263,9 @@ variants)
   # 1.17x at 4096 x 128 (docs/performance.md). Nor were the raw
   # contribution loads (twenty-seventh session, H100, `ab`: 4 at a time
   # 0.99-1.02x, 8 at a time 0.93-1.02x, with both vectors' inputs held
-  # 0.90-1.02x; the code is gone, see git log).
+  # 0.90-1.02x; the code is gone, see git log). 13 (twenty-seventh
+  # session, not run yet) stages the owned form's statement inputs in
+  # shared memory (exec/Epilogue.h PURLIN_EPI_STAGE).
   # The same flags work with `ab` (EPI_AB_VARIANTS).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
@@ -279,7 +281,8 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_EPI_HELD_VECS=0"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8"
+         "-DPURLIN_EPI_STAGE=1")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),
@@ -423,38 +426,41 @@ ab)
         ${EPI_BENCH_ARGS:-} >"$LOG/ab-$side-$round.log" 2>&1 || echo "$side round $round: rc $?"
     done
   done
-  echo "== the chooser's fused plan, us (the better of two runs each); x: base / this"
+  # Two tables: the chooser's fused plan (bench columns 4 and 5), then the
+  # fused two-shot forced (column 7: the owned form at every size).
   python3 - "$LOG" "${sides[@]}" <<'PY'
-import sys, glob, re
+import sys, glob
 log, sides = sys.argv[1], sys.argv[2:]
-best, pair = {}, {}
-for side in sides:
-    for f in sorted(glob.glob(f"{log}/ab-{side}-*.log")):
-        for line in open(f):
-            w = line.split()
-            if len(w) > 10 and w[0].isdigit() and w[1].isdigit():
-                try:
-                    fused, pr = float(w[3]), float(w[9])
-                except ValueError:
-                    continue
-                k = (int(w[0]), int(w[1]))
-                bad = "" if line.rstrip().split("(")[0].split()[-1] == "ok" else " FAIL"
-                o = best.get((k, side))
-                if o is None or fused < o[0]:
-                    best[(k, side)] = (fused, w[4] + bad)
-                pair[k] = min(pair.get(k, pr), pr)
-keys = sorted({k for (k, s) in best})
-print("  hidden x tokens | pair | " + " | ".join(sides))
-for k in keys:
-    b = best.get((k, "base"))
-    cells = []
-    for s in sides:
-        v = best.get((k, s))
-        if v is None:
-            cells.append("-")
-        else:
-            cells.append(f"{v[0]:.2f} {v[1]}" + (f" {b[0]/v[0]:.2f}x" if b and s != "base" else ""))
-    print(f"  {k[0]} x {k[1]} | {pair[k]:.2f} | " + " | ".join(cells))
+for title, col, plancol in (("the chooser's fused plan", 3, 4), ("the fused two_shot, forced", 6, None)):
+    print(f"== {title}, us (the better of two runs each); x: base / this")
+    best, pair = {}, {}
+    for side in sides:
+        for f in sorted(glob.glob(f"{log}/ab-{side}-*.log")):
+            for line in open(f):
+                w = line.split()
+                if len(w) > 10 and w[0].isdigit() and w[1].isdigit():
+                    try:
+                        t, pr = float(w[col]), float(w[9])
+                    except ValueError:
+                        continue
+                    k = (int(w[0]), int(w[1]))
+                    bad = "" if line.rstrip().split("(")[0].split()[-1] == "ok" else " FAIL"
+                    o = best.get((k, side))
+                    if o is None or t < o[0]:
+                        best[(k, side)] = (t, (w[plancol] if plancol else "") + bad)
+                    pair[k] = min(pair.get(k, pr), pr)
+    keys = sorted({k for (k, s) in best})
+    print("  hidden x tokens | pair | " + " | ".join(sides))
+    for k in keys:
+        b = best.get((k, "base"))
+        cells = []
+        for s in sides:
+            v = best.get((k, s))
+            if v is None:
+                cells.append("-")
+            else:
+                cells.append(f"{v[0]:.2f} {v[1]}".rstrip() + (f" {b[0]/v[0]:.2f}x" if b and s != "base" else ""))
+        print(f"  {k[0]} x {k[1]} | {pair[k]:.2f} | " + " | ".join(cells))
 PY
   ;;
 timing)

@@ -63,11 +63,18 @@ inline int64_t residentBlocks(const void *kernel, int threads,
 }
 
 #if PURLIN_EPI_STAGE
+/// At most this much (PURLIN_EPI_STAGE_SMEM, default 128 KiB: 8 ranks' two
+/// bf16 inputs of one vector a thread at 512 threads), as the rest of the
+/// SM's 256 KiB is its L1, which the contributions and prefetches use.
+#ifndef PURLIN_EPI_STAGE_SMEM
+#define PURLIN_EPI_STAGE_SMEM (128 << 10)
+#endif
 /// The epilogue's staging slots' dynamic shared memory a block (exec/
 /// Epilogue.h's PURLIN_EPI_STAGE, a measurement build): what a block may
-/// opt in to, less where `blocks` need more than one block an SM (so that
-/// the grid fits as it would without); the kernel's opt-in set once, to
-/// the most. 0 on any error (the row then loads as without staging).
+/// opt in to, at most PURLIN_EPI_STAGE_SMEM, less where `blocks` need more
+/// than one block an SM (so that the grid fits as it would without); the
+/// kernel's opt-in set once, to the most. 0 on any error (the row then
+/// loads as without staging).
 inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
   static std::mutex mu;
   static std::map<std::tuple<int, const void *, int64_t>, size_t> known;
@@ -102,6 +109,7 @@ inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
   // 1 KiB of every block's shared memory is the system's.
   int64_t room = (int64_t)perSm / each - 1024 - (int64_t)fa.sharedSizeBytes;
   room = room < most ? room : most;
+  room = room < (int64_t)PURLIN_EPI_STAGE_SMEM ? room : (int64_t)PURLIN_EPI_STAGE_SMEM;
   return known[{dev, kernel, blocks}] = room > 0 ? (size_t)room / 1024 * 1024 : 0;
 }
 #endif
