@@ -232,15 +232,16 @@ public:
 #endif
   }
   void epiStage(int slot, const char *base, int64_t i) {
-    const size_t vb = (size_t)exec::kEpiVec * S_.elemSize;
+    const size_t vb = stageVec();
     if (stage_.size() < (size_t)(slot + 1) * vb)
       stage_.resize((size_t)(slot + 1) * vb);
     std::memcpy(stage_.data() + (size_t)slot * vb, base + i * S_.elemSize, vb);
   }
   void epiStageWait() {}
   void epiStaged(int slot, float *out) const {
-    loadF8(stage_.data() + (size_t)slot * exec::kEpiVec * S_.elemSize, 0, out);
+    loadF8(stage_.data() + (size_t)slot * stageVec(), 0, out);
   }
+  size_t stageVec() const { return (size_t)exec::kEpiVec * S_.elemSize; }
   // f32 vectors of the received areas (the unfused plans), as loadFAs and
   // storeFAs take them one by one.
   void loadF32x8(const char *base, int64_t i, float *out) const {

@@ -62,55 +62,102 @@ inline int64_t residentBlocks(const void *kernel, int threads,
   return known[{dev, kernel, threads, smem}] = (int64_t)per * sms;
 }
 
-#if PURLIN_EPI_STAGE
-/// At most this much (PURLIN_EPI_STAGE_SMEM, default 128 KiB: 8 ranks' two
-/// bf16 inputs of one vector a thread at 512 threads), as the rest of the
-/// SM's 256 KiB is its L1, which the contributions and prefetches use.
-#ifndef PURLIN_EPI_STAGE_SMEM
-#define PURLIN_EPI_STAGE_SMEM (128 << 10)
-#endif
-/// The epilogue's staging slots' dynamic shared memory a block (exec/
-/// Epilogue.h's PURLIN_EPI_STAGE, a measurement build): what a block may
-/// opt in to, at most PURLIN_EPI_STAGE_SMEM, less where `blocks` need more
-/// than one block an SM (so that the grid fits as it would without); the
-/// kernel's opt-in set once, to the most. 0 on any error (the row then
-/// loads as without staging).
-inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
+/// The dynamic shared memory `kernel` may launch with on the current GPU:
+/// `asked`, at most what a block may have beside the kernel's static
+/// shared memory, in whole KiB; set as the kernel's maximum once per
+/// (device, kernel, asked) (above 48 KiB a kernel must opt in). A
+/// cudaError_t in `err` when a query or setting the attribute fails (0
+/// returned). The TMA atoms' stages (tma/launch.h) and the epilogue's
+/// staging slots (PURLIN_EPI_STAGE builds) take it.
+inline size_t optInSmem(const void *kernel, size_t asked, int &err) {
   static std::mutex mu;
-  static std::map<std::tuple<int, const void *, int64_t>, size_t> known;
-  static std::map<std::pair<int, const void *>, bool> optedIn;
+  static std::map<std::tuple<int, const void *, size_t>, size_t> known;
+  err = (int)cudaSuccess;
   int dev = 0;
   cudaGetDevice(&dev);
   std::lock_guard<std::mutex> lk(mu);
-  auto it = known.find({dev, kernel, blocks});
+  auto it = known.find({dev, kernel, asked});
   if (it != known.end())
     return it->second;
-  int optin = 0, perSm = 0, sms = 0;
+  int optin = 0;
   cudaFuncAttributes fa;
-  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+  cudaError_t e = cudaDeviceGetAttribute(
+      &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&fa, kernel);
+  if (e != cudaSuccess) {
+    err = (int)e;
+    return 0;
+  }
+  size_t room = (size_t)optin > fa.sharedSizeBytes
+                    ? (size_t)optin - fa.sharedSizeBytes
+                    : 0;
+  const size_t smem = (asked < room ? asked : room) / 1024 * 1024;
+  if (smem > 0) {
+    // (A cudaKernel_t of a first-use compile takes it as a function does.)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem);
+    if (e != cudaSuccess) {
+      // Not cached: the launch fails with CUDA's reason rather than running
+      // without its shared memory unnoticed.
+      err = (int)e;
+      return 0;
+    }
+  }
+  return known[{dev, kernel, asked}] = smem;
+}
+
+/// The dynamic shared memory of one block when `blocks` must be resident
+/// at once (a cooperative launch): `smem`, or less where more than one
+/// block per SM is needed (more ranks x lanes than SMs), so that the grid
+/// fits wherever it would without; 0 below 8 KiB. Asked once per (device,
+/// kernel, blocks, smem): a launch's host time counts.
+inline size_t fitSmem(const void *kernel, size_t smem, int64_t blocks) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, const void *, int64_t, size_t>, size_t> known;
+  int dev = 0, sms = 0, perSm = 0;
+  cudaGetDevice(&dev);
+  std::lock_guard<std::mutex> lk(mu);
+  const auto key = std::make_tuple(dev, kernel, blocks, smem);
+  auto it = known.find(key);
+  if (it != known.end())
+    return it->second;
+  cudaFuncAttributes fa;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
           cudaSuccess ||
-      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) !=
-          cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                             dev) != cudaSuccess ||
       cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || sms <= 0) {
     cudaGetLastError();
-    return known[{dev, kernel, blocks}] = 0;
+    return known[key] = smem;
   }
-  const int64_t most = (int64_t)optin - (int64_t)fa.sharedSizeBytes;
-  if (!optedIn[{dev, kernel}]) {
-    if (most <= 0 || cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)most) != cudaSuccess) {
-      cudaGetLastError();
-      return known[{dev, kernel, blocks}] = 0;
-    }
-    optedIn[{dev, kernel}] = true;
-  }
-  const int64_t each = blocks > sms ? (blocks + sms - 1) / sms : 1;
+  const int64_t each = (blocks + sms - 1) / sms; // blocks an SM must hold
+  if (each <= 1)
+    return known[key] = smem;
   // 1 KiB of every block's shared memory is the system's.
-  int64_t room = (int64_t)perSm / each - 1024 - (int64_t)fa.sharedSizeBytes;
-  room = room < most ? room : most;
-  room = room < (int64_t)PURLIN_EPI_STAGE_SMEM ? room : (int64_t)PURLIN_EPI_STAGE_SMEM;
-  return known[{dev, kernel, blocks}] = room > 0 ? (size_t)room / 1024 * 1024 : 0;
+  const int64_t room = (int64_t)perSm / each - 1024 - (int64_t)fa.sharedSizeBytes;
+  const size_t fit = room > 0 ? (size_t)room / 1024 * 1024 : 0;
+  return known[key] = fit >= 8 * 1024 ? (fit < smem ? fit : smem) : 0;
+}
+
+#if PURLIN_EPI_STAGE
+/// The epilogue's staging slots (exec/Epilogue.h's PURLIN_EPI_STAGE, a
+/// measurement build) ask this much a block (PURLIN_EPI_STAGE_SMEM,
+/// default 128 KiB: 8 ranks' two bf16 inputs of one vector a thread at 512
+/// threads), as the rest of the SM's 256 KiB is its L1, which the
+/// contributions and prefetches use; fitted to the grid, 0 on any error
+/// (the row then loads as without staging).
+#ifndef PURLIN_EPI_STAGE_SMEM
+#define PURLIN_EPI_STAGE_SMEM (128 << 10)
+#endif
+inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
+  int err = 0;
+  const size_t smem = optInSmem(kernel, PURLIN_EPI_STAGE_SMEM, err);
+  if (err != (int)cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return smem > 0 ? fitSmem(kernel, smem, blocks) : 0;
 }
 #endif
 

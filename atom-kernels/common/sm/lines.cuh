@@ -20,19 +20,21 @@
 //
 // Stale lines never match: a slot's lines carry an older epoch, and a plan
 // with flagged lines gets scratch of its own, zeroed at allocation
-// (purlin_plan_info::exclusive_scratch). The flag (llFlag) is the epoch's
-// low 24 bits under 8 bits of the call's fingerprint, so a rank whose peer
-// called with other arguments (another count, type or op: a
-// multi-process call's fingerprint, runtime/cuda/Launch.cpp) finds lines
-// of its epoch with another fingerprint and stops with kErrMismatch
-// (lineMismatch) instead of combining them: before, the flag was the
-// epoch's low 32 bits alone, and two ranks that called with 4095 and 4096
-// elements (the same lines) both returned success. A flag repeats after
-// 2^24 launches of one plan (a stale line matches only if it is exactly a
-// multiple of that older, in the same half), and is never 0. Staging by launch parity (exec kParity: a symmetric clause
-// without a `free` round) changes no code here: the executor hands these
-// moves the slot of half epoch & 1 (exec::stagingSlot, the same address on
-// every target), whose stale lines are two launches old.
+// (purlin_plan_info::exclusive_scratch). The flag (aux.h llFlag) is the
+// epoch's low 24 bits under 7 folded bits of the call's fingerprint and a
+// set top bit, so a rank whose peer called with other arguments (another
+// count, type or op: a multi-process call's fingerprint,
+// runtime/cuda/Launch.cpp) finds lines of its epoch with another
+// fingerprint and stops with kErrMismatch (lineMismatch) instead of
+// combining them: before, the flag was the epoch's low 32 bits alone, and
+// two ranks that called with 4095 and 4096 elements (the same lines) both
+// returned success. A flag repeats after 2^24 launches of one plan (a
+// stale line matches only if it is exactly a multiple of that older, in
+// the same half), and is never 0. Staging by launch parity (exec kParity:
+// a symmetric clause without a `free` round) changes no code here: the
+// executor hands these moves the slot of half epoch & 1
+// (exec::stagingSlot, the same address on every target), whose stale
+// lines are two launches old.
 #pragma once
 
 #include <stdint.h>

@@ -249,7 +249,11 @@ void build(const purlin_collective_info &info, int dtype, int op, int plan,
                            std::to_string(arch) + "-" +
                            contentHash(keyText(text, opts)) + ".cubin";
   std::string cubin, loadError;
-  if (cacheRead(file, cubin) && load(plan, slot, cubin, out.kernel, loadError)) {
+  auto fromCache = [&] {
+    out.kernel = JitKernel();
+    return cacheRead(file, cubin) && load(plan, slot, cubin, out.kernel, loadError);
+  };
+  if (fromCache()) {
     out.ok.store(true);
     return;
   }
@@ -257,12 +261,9 @@ void build(const purlin_collective_info &info, int dtype, int op, int plan,
   // start together, one a GPU): wait for it and load its cubin instead of
   // compiling it again, 8 NVRTC runs at once on the same cores.
   CacheLock lock(file);
-  if (lock.held()) {
-    out.kernel = JitKernel();
-    if (cacheRead(file, cubin) && load(plan, slot, cubin, out.kernel, loadError)) {
-      out.ok.store(true);
-      return;
-    }
+  if (lock.held() && fromCache()) {
+    out.ok.store(true);
+    return;
   }
   out.kernel = JitKernel();
   if (!runNvrtc(text, opts, true, cubin, out.error) ||

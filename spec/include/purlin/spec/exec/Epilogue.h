@@ -324,24 +324,18 @@ PURLIN_UNROLL
 }
 } // namespace detail
 
-/// One row in registers (see the head of this file): thread `th` of the
-/// lane owns vectors th, th + threads, ... of the row (a warp's loads are
-/// contiguous); c holds the row coordinates and zero inner coordinates.
 /// The vector form's loads of rank r's statement inputs, staged
-/// (PURLIN_EPI_STAGE): E::loadVec through EpiVecStage starts each
-/// stageable load (a buffer of the launch's type, the vector aligned, as
-/// EpiVecRank's load8Launch takes it whole) into slot `slot`, slot + 1, ...
-/// in loadVec's order; EpiVecStaged, given the same first slot, reads them
-/// back in the same order, and loads the others as EpiVecRank does.
+/// (PURLIN_EPI_STAGE): E::loadVec through EpiVecStage starts each load
+/// that EpiVecRank takes whole (EpiVecRank::whole) into slot `slot`,
+/// slot + 1, ... in loadVec's order; EpiVecStaged, given the same first
+/// slot, reads them back in the same order, and loads the others as
+/// EpiVecRank does.
 template <class Tgt> struct EpiVecStage : EpiVecRank<Tgt> {
   mutable int slot;
-  PURLIN_HD bool stageable(int buf, int64_t i) const {
-    return (!EpiVecRank<Tgt>::kTested || this->S.bufDType[buf] < 0) &&
-           detail::epiVecAligned(this->S, (const char *)this->S.buf[this->r][buf], i);
-  }
   PURLIN_HD void load8Launch(int buf, int64_t i, float *) const {
-    if (stageable(buf, i))
-      this->t.epiStage(slot, (const char *)this->S.buf[this->r][buf], i);
+    const char *base = (const char *)this->S.buf[this->r][buf];
+    if (this->whole(buf, base, i))
+      this->t.epiStage(slot, base, i);
     ++slot;
   }
   PURLIN_HD void load8(int buf, int64_t i, float *out) const {
@@ -353,7 +347,7 @@ template <class Tgt> struct EpiVecStage : EpiVecRank<Tgt> {
 };
 template <class Tgt> struct EpiVecStaged : EpiVecStage<Tgt> {
   PURLIN_HD void load8Launch(int buf, int64_t i, float *out) const {
-    if (this->stageable(buf, i))
+    if (this->whole(buf, (const char *)this->S.buf[this->r][buf], i))
       this->t.epiStaged(this->slot, out);
     else
       EpiVecRank<Tgt>::load8Launch(buf, i, out);
@@ -369,6 +363,9 @@ template <class Tgt> struct EpiVecStaged : EpiVecStage<Tgt> {
   }
 };
 
+/// One row in registers (see the head of this file): thread `th` of the
+/// lane owns vectors th, th + threads, ... of the row (a warp's loads are
+/// contiguous); c holds the row coordinates and zero inner coordinates.
 /// The statements run for ranks q0 .. q1-1, kQ at a time side by side
 /// (their inputs and outputs), over the one received row: [r, r+1) in
 /// one-shot, every rank in the owned form (fused, or the owned apply, which

@@ -129,10 +129,16 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
 #else
   static constexpr bool kTested = false;
 #endif
+  /// Whether load8Launch and store8Launch take the vector at element i of
+  /// buffer buf (at `base`) as one access: a buffer of the launch's type,
+  /// aligned.
+  PURLIN_HD bool whole(int buf, const char *base, int64_t i) const {
+    return (!kTested || this->S.bufDType[buf] < 0) && detail::epiVecAligned(this->S, base, i);
+  }
   /// load8 of a buffer of the launch's type (EpiRank's *Launch forms).
   PURLIN_HD void load8Launch(int buf, int64_t i, float *out) const {
     const char *base = (const char *)this->S.buf[this->r][buf];
-    if ((!kTested || this->S.bufDType[buf] < 0) && detail::epiVecAligned(this->S, base, i)) {
+    if (whole(buf, base, i)) {
       this->t.loadF8(base, i, out);
       return;
     }
@@ -159,7 +165,7 @@ template <class Tgt> struct EpiVecRank : EpiRank<Tgt> {
   }
   PURLIN_HD void store8Launch(int buf, int64_t i, const float *v) const {
     char *base = (char *)this->S.buf[this->r][buf];
-    if ((!kTested || this->S.bufDType[buf] < 0) && detail::epiVecAligned(this->S, base, i)) {
+    if (whole(buf, base, i)) {
       this->t.storeF8(base, i, v);
       return;
     }

@@ -8,8 +8,9 @@
 //   format  line  data  flag (value)                    data byte k of a line
 //   LL        16     8  u32 at 4 and at 12 (the host:   k < 4 ? k : k + 4
 //                       the epoch's low 32 bits; SM:
-//                       its low 24 under 8 bits of the
-//                       fingerprint, lines.cuh llFlag)
+//                       its low 24 under 7 folded bits
+//                       of the fingerprint and a set
+//                       top bit, aux.h llFlag)
 //   LL128    128   120  u64 at 120 (the lane's signal   k
 //                       value: epoch and fingerprint)
 //
