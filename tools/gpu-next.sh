@@ -33,7 +33,9 @@
 #             timed with PURLIN_ONE_LAUNCH=0, the latency probe's LL rows)
 #   epi       EPI_QUICK=1 tools/gpu-epilogue.sh run gen-epi (the hand2s and
 #             d_wide columns)
-#   mp        MP_ONLY=sizes tools/gpu-mp.sh run gen-mp-ll (traced)
+#   mp        MP_ONLY=${NEXT_MP_ONLY:-sizes} tools/gpu-mp.sh run
+#             ${NEXT_MP_DIR:-gen-mp-ll} (traced; NEXT_MP_DIR=gen-mp: the
+#             default chooser's build, tools/gpu-mp.sh gen gen-mp)
 #   tma       the TMA pipeline's depth (tools/gpu-tma.sh stages gen-tma: the
 #             bench per PURLIN_TMA_STAGES x PURLIN_TMA_SMEM, 16 SMs); every
 #             example's TMA tests passed in the twenty-sixth session
@@ -127,7 +129,7 @@ run)
              ninja -C build-gpu -j16 purlin_cuda_api purlin_host_api purlin-bench) \
                >"$L/build-py.log" 2>&1 &
   has mp && (cmake -G Ninja -S . -B build-gpu-mp $C -DPURLIN_GEN_ONLY= \
-               -DPURLIN_GEN_DIR="$PWD/gen-mp-ll" &&
+               -DPURLIN_GEN_DIR="$PWD/${NEXT_MP_DIR:-gen-mp-ll}" &&
              ninja -C build-gpu-mp -j16 purlin-mp-test purlin-unit_bootstrap) \
                >"$L/build-mp.log" 2>&1 &
   wait
@@ -160,7 +162,9 @@ run)
         grep -hE "^#|lines|LL|empty" "$L/ll"/probe-*.log 2>/dev/null ;;
     epi) step epi 200 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
          grep -hE "^ +[0-9]|left out" "$L/epi/epilogue-bench.log" 2>/dev/null | head -30 ;;
-    mp) step mp 200 env MP_ONLY=sizes MP_BUDGET=$(( $(left) - 20 )) bash tools/gpu-mp.sh run gen-mp-ll ;;
+    mp) step mp 60 env MP_ONLY="${NEXT_MP_ONLY:-sizes}" MP_BUDGET=$(( $(left) - 20 )) \
+          bash tools/gpu-mp.sh run "${NEXT_MP_DIR:-gen-mp-ll}"
+        grep -hE "passed|failed|SKIPPED|rc=" "$L/mp.txt" | tail -12 ;;
     ab) step ab 150 env EPI_AB_VARIANTS="$abv" \
           EPI_TOKENS="${NEXT_AB_TOKENS:-1,16,32,64,128,1024}" bash tools/gpu-epilogue.sh ab gen-epi
         sed -n '/^== builds/,$p' "$L/ab.txt" | head -30 ;;
