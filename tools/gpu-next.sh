@@ -167,7 +167,7 @@ run)
         grep -hE "passed|failed|SKIPPED|rc=" "$L/mp.txt" | tail -12 ;;
     ab) step ab 150 env EPI_AB_VARIANTS="$abv" \
           EPI_TOKENS="${NEXT_AB_TOKENS:-1,16,32,64,128,1024}" bash tools/gpu-epilogue.sh ab gen-epi
-        sed -n '/^== builds/,$p' "$L/ab.txt" | head -30 ;;
+        sed -n '/^== builds/,$p' "$L/ab.txt" | head -50 ;;
     tma) step tma 250 bash tools/gpu-tma.sh stages gen-tma ;;
     variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;

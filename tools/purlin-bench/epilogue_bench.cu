@@ -25,6 +25,9 @@
 //            the residual and the norm for every rank, 8 side by side),
 //            one launch, no barrier: the floor of the owned form, where one-shot reads
 //            each row R times (64 tokens and up);
+//   hand_l   "hand" in the generated one-shot's shape: min(N, 16) blocks a
+//            rank, each walking its rows one after another (the shape or
+//            the code: what costs the generated kernel at 32-64 tokens);
 // each timed as the median of 5 CUDA-graph replays of -n calls (us per
 // call); ratio = unfused / fused (> 1: the fused form is faster), best =
 // unfused / the fastest fused plan. Before timing, each fused form's
@@ -213,6 +216,38 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
   normRow<VPT>(h, ss, w, y, H, eps);
 }
 
+/// The same kernel in the generated one-shot's shape (column "hand_l"):
+/// gridDim.x blocks a rank (the plan's live lanes: min(N, 16)), block l
+/// walking rows l, l + gridDim.x, ... one after another. Beside "hand" (a
+/// block a row) it tells whether a gap between the generated kernel and
+/// the hand-written one at 32-64 tokens is the shape (a lane's rows one
+/// after another, a block an SM) or the code.
+template <int VPT>
+__global__ void __launch_bounds__(1024) handFusedLanes(FusedPtrs p, int R, int64_t N, int H,
+                                                       float eps) {
+  const int r = blockIdx.y;
+  const int nv = H / 8;
+  const uint4 *w = (const uint4 *)p.w[r];
+  for (int64_t n = blockIdx.x; n < N; n += gridDim.x) {
+    const int64_t off = n * H;
+    const uint4 *res = (const uint4 *)(p.res[r] + off);
+    uint4 *y = (uint4 *)(p.y[r] + off), *ro = (uint4 *)(p.resOut[r] + off);
+    float h[VPT][8];
+    float ss = 0.f;
+#pragma unroll
+    for (int v = 0; v < VPT; ++v) {
+      const int i = threadIdx.x + v * blockDim.x;
+      if (i >= nv)
+        break;
+      float sum[8];
+      combineRow(p, R, off, i, sum);
+      ro[i] = addResidual(sum, res[i], h[v], ss);
+    }
+    normRow<VPT>(h, ss, w, y, H, eps);
+    __syncthreads(); // normRow's partial sums are written again by the next row
+  }
+}
+
 /// The ends of G ranks' rows at once (normRow side by side): each thread
 /// holds its VPT vectors of the combined row and of every rank's residual,
 /// and the ranks' sums of squares; one block sum for the G of them, then
@@ -345,6 +380,15 @@ void launchHandFused(const FusedPtrs &p, int R, int64_t N, int H, float eps, cud
   byRowShape(H, [&](auto vpt, int threads) {
     handFused<decltype(vpt)::value><<<dim3((unsigned)N, (unsigned)R), threads, 0, s>>>(
         p, R, H, eps);
+  });
+}
+
+void launchHandFusedLanes(const FusedPtrs &p, int R, int64_t N, int H, float eps, int lanes,
+                          cudaStream_t s) {
+  byRowShape(H, [&](auto vpt, int threads) {
+    handFusedLanes<decltype(vpt)::value>
+        <<<dim3((unsigned)std::min<int64_t>(N, lanes), (unsigned)R), threads, 0, s>>>(p, R, N, H,
+                                                                                     eps);
   });
 }
 
@@ -512,10 +556,10 @@ int main(int argc, char **argv) {
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
-  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %10s %s\n",
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %10s %10s %s\n",
               "hidden", "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot",
               "d_apart", "2s_apart", "unfused", "allreduce", "norm", "ratio", "best", "d_wide",
-              "hand", "hand2s", "check");
+              "hand", "hand2s", "hand_l", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -626,6 +670,8 @@ int main(int argc, char **argv) {
       const double th = checkedTime([&] { launchHandFused(hp, R, N, (int)H, epsV, s); });
       const double th2 =
           checkedTime([&] { launchHandFusedOwned(hp, R, N, (int)H, epsV, s); });
+      const double thl =
+          checkedTime([&] { launchHandFusedLanes(hp, R, N, (int)H, epsV, 16, s); });
       bad += !ok;
       const double ta = timeGraph(s, iters, arCall);
       const double tn = timeGraph(s, iters, normCall);
@@ -642,11 +688,11 @@ int main(int argc, char **argv) {
           std::snprintf(b, sizeof b, "%10.2f", t);
         return std::string(b);
       };
-      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %10.2f %s (max rel diff %.3g)\n",
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %10.2f %10.2f %s (max rel diff %.3g)\n",
                   (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
                   plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), col(tv[3]).c_str(),
                   col(tv[4]).c_str(), tu, ta, tn, tu / tv[0], tu / best, col(tv[5]).c_str(),
-                  th, th2, ok ? "ok" : "FAIL",
+                  th, th2, thl, ok ? "ok" : "FAIL",
                   worst);
       std::fflush(stdout);
     }
