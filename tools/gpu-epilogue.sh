@@ -263,9 +263,10 @@ variants)
   # 1.17x at 4096 x 128 (docs/performance.md). Nor were the raw
   # contribution loads (twenty-seventh session, H100, `ab`: 4 at a time
   # 0.99-1.02x, 8 at a time 0.93-1.02x, with both vectors' inputs held
-  # 0.90-1.02x; the code is gone, see git log). 13 (twenty-seventh
-  # session, not run yet) stages the owned form's statement inputs in
-  # shared memory (exec/Epilogue.h PURLIN_EPI_STAGE).
+  # 0.90-1.02x; the code is gone, see git log). Nor was staging the owned
+  # form's statement inputs in shared memory by cp.async
+  # (PURLIN_EPI_STAGE, twenty-eighth session, H200, `ab`: the fused
+  # two-shot 0.80x at 4096 x 128, forced 0.88-0.97x; gone too).
   # The same flags work with `ab` (EPI_AB_VARIANTS).
   # EPI_VARIANT_GEN: the collectives built (PURLIN_GEN_ONLY; default the
   # five the bench's main columns need); EPI_NO_LANES256=1 skips the run
@@ -281,8 +282,7 @@ variants)
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8"
          "-DPURLIN_SM_THREADS=128 -DPURLIN_SM_EPI_ROW_VECS=8 -DPURLIN_EPI_LOADS=8"
          "-DPURLIN_SM_EPI_HELD_VECS=0"
-         "-DPURLIN_EPI_RANKS_AT_ONCE=8"
-         "-DPURLIN_EPI_STAGE=1")
+         "-DPURLIN_EPI_RANKS_AT_ONCE=8")
   # A bench line's columns (purlin-epilogue-bench's header): hidden, tokens,
   # bytes/rank, fused, plan, direct, two_shot, d_apart, 2s_apart, unfused
   # (the pair), allreduce, norm, ratio, best, d_wide (one-shot on 32 lanes),

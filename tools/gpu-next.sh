@@ -24,9 +24,8 @@
 # STEPS (default "ab ll epi mp"), each one of the scripts:
 #   ab        tools/gpu-epilogue.sh ab gen-epi: the bench of this tree against
 #             the committed code's (gen-base) and the measurement builds
-#             NEXT_AB_VARIANTS ("F1|F2": the flags of each; default the
-#             owned form's staged inputs, -DPURLIN_EPI_STAGE=1; "" for
-#             none) at NEXT_AB_TOKENS (default
+#             NEXT_AB_VARIANTS ("F1|F2": the flags of each; default none:
+#             the bench's hand and hand_l columns alone) at NEXT_AB_TOKENS (default
 #             1,16,32,64,128,1024); five builds take most of a call's
 #             builds alone: run it by itself first ("ab")
 #   ll        tools/gpu-datapaths.sh run gen-dp ll (staged_ll checked and
@@ -120,7 +119,7 @@ run)
   has timing && (cmake -G Ninja -S . -B build-gpu-epi-t $C -DPURLIN_GEN_ONLY= \
                   -DCMAKE_CUDA_FLAGS=-DPURLIN_EPI_TIMING -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
                 ninja -C build-gpu-epi-t -j16 purlin-epilogue-bench) >"$L/build-timing.log" 2>&1 &
-  abv=${NEXT_AB_VARIANTS--DPURLIN_EPI_STAGE=1}
+  abv=${NEXT_AB_VARIANTS:-}
   has ab && EPI_AB_VARIANTS="$abv" EPI_BUILD_ONLY=1 OUT="$L/ab-build" \
     bash tools/gpu-epilogue.sh ab gen-epi >"$L/build-ab.log" 2>&1 &
   has variants && EPI_VARIANTS="$variants" EPI_BUILD_ONLY=1 OUT="$L/variants-build" \

@@ -189,10 +189,6 @@ public:
       out[j] = 0.0f;
   }
   void prefetchF8(const char *, int64_t) {}
-  int epiStageSlots() const { return 0; } // no staging (PURLIN_EPI_STAGE)
-  void epiStage(int, const char *, int64_t) {}
-  void epiStageWait() {}
-  void epiStaged(int, float *out) { loadF8(nullptr, 0, out); }
   void storeF32x8(char *b, int64_t i, const float *v) { storeF8(b, i, v); }
   void loadF32x8(const char *b, int64_t i, float *out) { loadF8(b, i, out); }
 

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <random>
 #include <thread>
-#include <vector>
 
 namespace purlin {
 namespace host {
@@ -221,27 +220,6 @@ public:
       out[j] = loadF(base, i + j);
   }
   void prefetchF8(const char *, int64_t) const {} // no cache to warm
-  // Staging slots (exec/Epilogue.h, PURLIN_EPI_STAGE builds): the lane's
-  // own buffer, each vector copied in when it is staged (as the SM target's
-  // cp.async has it by epiStageWait), read back widened as loadF8 does.
-  int epiStageSlots() const {
-#if PURLIN_EPI_STAGE
-    return 1 << 20;
-#else
-    return 0;
-#endif
-  }
-  void epiStage(int slot, const char *base, int64_t i) {
-    const size_t vb = stageVec();
-    if (stage_.size() < (size_t)(slot + 1) * vb)
-      stage_.resize((size_t)(slot + 1) * vb);
-    std::memcpy(stage_.data() + (size_t)slot * vb, base + i * S_.elemSize, vb);
-  }
-  void epiStageWait() {}
-  void epiStaged(int slot, float *out) const {
-    loadF8(stage_.data() + (size_t)slot * stageVec(), 0, out);
-  }
-  size_t stageVec() const { return (size_t)exec::kEpiVec * S_.elemSize; }
   // f32 vectors of the received areas (the unfused plans), as loadFAs and
   // storeFAs take them one by one.
   void loadF32x8(const char *base, int64_t i, float *out) const {
@@ -354,7 +332,6 @@ private:
   HostAtoms *cfg_;
   std::mt19937_64 rng_;
   uint64_t epoch_ = 0;
-  std::vector<char> stage_; // the staging slots (PURLIN_EPI_STAGE)
   bool aborted_ = false;
   exec::Move moves_[exec::kMaxRanks];
 };

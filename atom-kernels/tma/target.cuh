@@ -42,9 +42,6 @@ class Target : public sm::Target<E, OPS, LINES> {
 
 public:
   using Base::Base;
-  // The dynamic shared memory holds the bulk stages: no epilogue staging
-  // (exec/Epilogue.h, PURLIN_EPI_STAGE).
-  __device__ int epiStageSlots() const { return 0; }
 
   __device__ bool move(const exec::Move &m, int64_t a, int64_t b, int tid,
                        int nthr) {

@@ -67,8 +67,7 @@ inline int64_t residentBlocks(const void *kernel, int threads,
 /// shared memory, in whole KiB; set as the kernel's maximum once per
 /// (device, kernel, asked) (above 48 KiB a kernel must opt in). A
 /// cudaError_t in `err` when a query or setting the attribute fails (0
-/// returned). The TMA atoms' stages (tma/launch.h) and the epilogue's
-/// staging slots (PURLIN_EPI_STAGE builds) take it.
+/// returned). The TMA atoms' stages (tma/launch.h) take it.
 inline size_t optInSmem(const void *kernel, size_t asked, int &err) {
   static std::mutex mu;
   static std::map<std::tuple<int, const void *, size_t>, size_t> known;
@@ -139,27 +138,6 @@ inline size_t fitSmem(const void *kernel, size_t smem, int64_t blocks) {
   const size_t fit = room > 0 ? (size_t)room / 1024 * 1024 : 0;
   return known[key] = fit >= 8 * 1024 ? (fit < smem ? fit : smem) : 0;
 }
-
-#if PURLIN_EPI_STAGE
-/// The epilogue's staging slots (exec/Epilogue.h's PURLIN_EPI_STAGE, a
-/// measurement build) ask this much a block (PURLIN_EPI_STAGE_SMEM,
-/// default 128 KiB: 8 ranks' two bf16 inputs of one vector a thread at 512
-/// threads), as the rest of the SM's 256 KiB is its L1, which the
-/// contributions and prefetches use; fitted to the grid, 0 on any error
-/// (the row then loads as without staging).
-#ifndef PURLIN_EPI_STAGE_SMEM
-#define PURLIN_EPI_STAGE_SMEM (128 << 10)
-#endif
-inline size_t epiStageSmem(const void *kernel, int64_t blocks) {
-  int err = 0;
-  const size_t smem = optInSmem(kernel, PURLIN_EPI_STAGE_SMEM, err);
-  if (err != (int)cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return smem > 0 ? fitSmem(kernel, smem, blocks) : 0;
-}
-#endif
 
 /// Launches `kernel(S, first)` (a __global__ function, or a cudaKernel_t
 /// cast to a pointer) on grid (exec::liveLanesOf(*S), n) with `threads` per block on

@@ -347,49 +347,6 @@ public:
     p[0] = make_float4(v[0], v[1], v[2], v[3]);
     p[1] = make_float4(v[4], v[5], v[6], v[7]);
   }
-  // Staging slots (exec/Epilogue.h, PURLIN_EPI_STAGE builds): the
-  // launch's dynamic shared memory, slot s of thread th at
-  // (s * threads + th) vectors from its start; a vector copied in by
-  // cp.async (16-byte pieces; 8 bytes for 1-byte elements), no register
-  // held while it travels; epiStageWait waits for this thread's copies
-  // (each thread reads only its own slots: no barrier).
-  static constexpr int kStageVec = exec::kEpiVec * (int)sizeof(typename E::Raw);
-  __device__ int epiStageSlots() const {
-#if PURLIN_EPI_STAGE
-    uint32_t n;
-    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
-    return (int)(n / (blockDim.x * (uint32_t)kStageVec));
-#else
-    return 0;
-#endif
-  }
-  __device__ static char *stageSlot(int slot) {
-    extern __shared__ __align__(16) char purlinEpiStage[];
-    return purlinEpiStage + ((size_t)slot * blockDim.x + threadIdx.x) * kStageVec;
-  }
-  __device__ void epiStage(int slot, const char *base, int64_t i) {
-    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(stageSlot(slot));
-    const char *src = base + i * (int64_t)sizeof(typename E::Raw);
-    if constexpr (kStageVec >= 16) {
-#pragma unroll
-      for (int q = 0; q < kStageVec / 16; ++q)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * q),
-                     "l"(src + 16 * q)
-                     : "memory");
-    } else {
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src),
-                   "n"(kStageVec)
-                   : "memory");
-    }
-  }
-  __device__ void epiStageWait() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-  __device__ void epiStaged(int slot, float *out) const {
-    RawVec<typename E::Raw> x;
-    x.load((const typename E::Raw *)stageSlot(slot));
-#pragma unroll
-    for (int j = 0; j < exec::kEpiVec; ++j)
-      out[j] = (float)E::widen(x.u.r[j]);
-  }
   // A hint that the vector at element i of base is read soon (the register
   // row gives one for every contribution and input of its vectors before
   // the first load): into L1, without a register or a wait, so the loads
@@ -584,12 +541,8 @@ __global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::m
 /// (launchPlan).
 inline int launch(const void *kernel, const exec::Shared *S, int first, int n,
                   void *stream, const void *slot, int most, bool independent) {
-  size_t smem = 0;
-#if PURLIN_EPI_STAGE
-  smem = epiStageSmem(kernel, (int64_t)exec::liveLanesOf(*S) * n);
-#endif
   return launchPlan(kernel, S, first, n, stream,
-                    laneThreads(most, S->laneThreads), slot, smem, independent);
+                    laneThreads(most, S->laneThreads), slot, 0, independent);
 }
 
 /// The kernel for a dtype (Numbering.h) among those built ahead of time

@@ -210,17 +210,6 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// A measurement build (not measured yet; the twenty-seventh session's
-/// account in docs/performance.md): PURLIN_EPI_STAGE=1 stages the owned
-/// form's statement inputs (every rank's, for the row's vectors) into the
-/// target's staging slots (Tgt::epiStage: shared memory by cp.async on the
-/// SM target) while the contributions load, and the passes read them from
-/// there (Tgt::epiStaged) instead of from memory, rank after rank, each
-/// load waiting behind the previous rank's stores. Where the slots do not
-/// hold them (Tgt::epiStageSlots), the row loads as before.
-#ifndef PURLIN_EPI_STAGE
-#define PURLIN_EPI_STAGE 0
-#endif
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -324,45 +313,6 @@ PURLIN_UNROLL
 }
 } // namespace detail
 
-/// The vector form's loads of rank r's statement inputs, staged
-/// (PURLIN_EPI_STAGE): E::loadVec through EpiVecStage starts each load
-/// that EpiVecRank takes whole (EpiVecRank::whole) into slot `slot`,
-/// slot + 1, ... in loadVec's order; EpiVecStaged, given the same first
-/// slot, reads them back in the same order, and loads the others as
-/// EpiVecRank does.
-template <class Tgt> struct EpiVecStage : EpiVecRank<Tgt> {
-  mutable int slot;
-  PURLIN_HD void load8Launch(int buf, int64_t i, float *) const {
-    const char *base = (const char *)this->S.buf[this->r][buf];
-    if (this->whole(buf, base, i))
-      this->t.epiStage(slot, base, i);
-    ++slot;
-  }
-  PURLIN_HD void load8(int buf, int64_t i, float *out) const {
-    if (this->S.bufDType[buf] < 0)
-      load8Launch(buf, i, out);
-    else
-      ++slot;
-  }
-};
-template <class Tgt> struct EpiVecStaged : EpiVecStage<Tgt> {
-  PURLIN_HD void load8Launch(int buf, int64_t i, float *out) const {
-    if (this->whole(buf, (const char *)this->S.buf[this->r][buf], i))
-      this->t.epiStaged(this->slot, out);
-    else
-      EpiVecRank<Tgt>::load8Launch(buf, i, out);
-    ++this->slot;
-  }
-  PURLIN_HD void load8(int buf, int64_t i, float *out) const {
-    if (this->S.bufDType[buf] < 0) {
-      load8Launch(buf, i, out);
-      return;
-    }
-    EpiVecRank<Tgt>::load8(buf, i, out);
-    ++this->slot;
-  }
-};
-
 /// One row in registers (see the head of this file): thread `th` of the
 /// lane owns vectors th, th + threads, ... of the row (a warp's loads are
 /// contiguous); c holds the row coordinates and zero inner coordinates.
@@ -437,26 +387,6 @@ PURLIN_UNROLL
       }
   }
   PURLIN_EPI_MARK(3);
-  // The owned form's statement inputs staged (PURLIN_EPI_STAGE): every
-  // rank's, each vector's, started now so that they arrive while the
-  // contributions load; slot ((q - q0) * nmine + k) * kVecLoads on.
-#if PURLIN_EPI_STAGE
-  bool staged = false;
-  if constexpr (E::kVecForm && kMode != kEpiStash && kQ > 1) {
-    staged = !held && (q1 - q0) * nmine * E::kVecLoads <= t.epiStageSlots();
-    if (staged) {
-      float unused[E::kVecLoads + 1][kEpiVec];
-      for (int q = q0; q < q1; ++q)
-        for (int k = 0; k < nmine; ++k) {
-          detail::innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
-          E::loadVec(EpiVecStage<Tgt>{{{t, S, q}}, ((q - q0) * nmine + k) * E::kVecLoads},
-                     c, P, unused);
-        }
-    }
-  }
-#else
-  constexpr bool staged = false;
-#endif
   if constexpr (kMode == kEpiApply) {
     // The received values, as the stash stored them: no combine.
     const char *area = detail::receivedOf<C>(S, t.rank());
@@ -527,8 +457,6 @@ PURLIN_UNROLL
     // Each rank's statements, folds and stores are in the order they would
     // have alone (its outputs are its own; its inputs are not another rank's
     // outputs), so its results are the same bit for bit.
-    if (staged)
-      t.epiStageWait(); // this thread's staged copies are in its slots
     for (int qb = q0; qb < q1; qb += kQ) {
       const int nq = q1 - qb < kQ ? q1 - qb : kQ;
       // Row reductions and uniform values not known yet are 0: a let the
@@ -563,12 +491,7 @@ PURLIN_UNROLL
                 E::elementVec(x, pass, c, P, row[k], ld[k < kHeldV ? k : 0], acc[j], red[j], u[j]);
               } else {
                 float lp[E::kVecLoads + 1][kEpiVec];
-                if (staged)
-                  E::loadVec(EpiVecStaged<Tgt>{{{{t, S, qb + j}},
-                                               ((qb + j - q0) * nmine + k) * E::kVecLoads}},
-                             c, P, lp);
-                else
-                  E::loadVec(x, c, P, lp);
+                E::loadVec(x, c, P, lp);
                 E::elementVec(x, pass, c, P, row[k], lp, acc[j], red[j], u[j]);
               }
             } else

@@ -94,17 +94,6 @@ namespace exec {
 //   void storeF8(char *base, int64_t i, const float *v) const;
 //                                            elements i .. i+7 as storeF
 //                                            stores them (same alignment)
-//   int epiStageSlots() const;               staging slots of a vector a
-//                                            thread (0: none; only
-//                                            PURLIN_EPI_STAGE builds stage)
-//   void epiStage(int s, const char *base, int64_t i);
-//                                            start copying the vector at
-//                                            element i of base (aligned as
-//                                            for loadF8) into slot s
-//   void epiStageWait();                     this thread's copies are in
-//                                            its slots
-//   void epiStaged(int s, float *out) const; slot s's vector, as loadF8
-//                                            gives it
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal
