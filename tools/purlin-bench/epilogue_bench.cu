@@ -195,10 +195,13 @@ __device__ __forceinline__ void combineRow(const FusedPtrs &p, int R, int64_t of
   }
 }
 
+/// Row `n` of rank r (blockIdx.y) in one block: every rank's row
+/// combined, the residual added, normalized (residualRmsNorm's end).
 template <int VPT>
-__global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, float eps) {
+__device__ __forceinline__ void handFusedRow(const FusedPtrs &p, int R, int64_t n, int H,
+                                             float eps) {
   const int r = blockIdx.y;
-  const int64_t off = (int64_t)blockIdx.x * H;
+  const int64_t off = n * H;
   const int nv = H / 8;
   const uint4 *res = (const uint4 *)(p.res[r] + off), *w = (const uint4 *)p.w[r];
   uint4 *y = (uint4 *)(p.y[r] + off), *ro = (uint4 *)(p.resOut[r] + off);
@@ -216,6 +219,11 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
   normRow<VPT>(h, ss, w, y, H, eps);
 }
 
+template <int VPT>
+__global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, float eps) {
+  handFusedRow<VPT>(p, R, blockIdx.x, H, eps);
+}
+
 /// The same kernel in the generated one-shot's shape (column "hand_l"):
 /// gridDim.x blocks a rank (the plan's live lanes: min(N, 16)), block l
 /// walking rows l, l + gridDim.x, ... one after another. Beside "hand" (a
@@ -225,25 +233,8 @@ __global__ void __launch_bounds__(1024) handFused(FusedPtrs p, int R, int H, flo
 template <int VPT>
 __global__ void __launch_bounds__(1024) handFusedLanes(FusedPtrs p, int R, int64_t N, int H,
                                                        float eps) {
-  const int r = blockIdx.y;
-  const int nv = H / 8;
-  const uint4 *w = (const uint4 *)p.w[r];
   for (int64_t n = blockIdx.x; n < N; n += gridDim.x) {
-    const int64_t off = n * H;
-    const uint4 *res = (const uint4 *)(p.res[r] + off);
-    uint4 *y = (uint4 *)(p.y[r] + off), *ro = (uint4 *)(p.resOut[r] + off);
-    float h[VPT][8];
-    float ss = 0.f;
-#pragma unroll
-    for (int v = 0; v < VPT; ++v) {
-      const int i = threadIdx.x + v * blockDim.x;
-      if (i >= nv)
-        break;
-      float sum[8];
-      combineRow(p, R, off, i, sum);
-      ro[i] = addResidual(sum, res[i], h[v], ss);
-    }
-    normRow<VPT>(h, ss, w, y, H, eps);
+    handFusedRow<VPT>(p, R, n, H, eps);
     __syncthreads(); // normRow's partial sums are written again by the next row
   }
 }
