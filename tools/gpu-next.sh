@@ -24,8 +24,8 @@
 # STEPS (default "ab ll epi mp"), each one of the scripts:
 #   ab        tools/gpu-epilogue.sh ab gen-epi: the bench of this tree against
 #             the committed code's (gen-base) and the measurement builds
-#             NEXT_AB_VARIANTS ("F1|F2": the flags of each; default none:
-#             the bench's hand and hand_l columns alone) at NEXT_AB_TOKENS (default
+#             NEXT_AB_VARIANTS ("F1|F2": the flags of each; default none,
+#             the two trees alone) at NEXT_AB_TOKENS (default
 #             1,16,32,64,128,1024); five builds take most of a call's
 #             builds alone: run it by itself first ("ab")
 #   ll        tools/gpu-datapaths.sh run gen-dp ll (staged_ll checked and
@@ -162,8 +162,7 @@ run)
     epi) step epi 200 env EPI_QUICK=1 bash tools/gpu-epilogue.sh run gen-epi
          grep -hE "^ +[0-9]|left out" "$L/epi/epilogue-bench.log" 2>/dev/null | head -30 ;;
     mp) step mp 60 env MP_ONLY="${NEXT_MP_ONLY:-sizes}" MP_BUDGET=$(( $(left) - 20 )) \
-          bash tools/gpu-mp.sh run "${NEXT_MP_DIR:-gen-mp-ll}"
-        grep -hE "passed|failed|SKIPPED|rc=" "$L/mp.txt" | tail -12 ;;
+          bash tools/gpu-mp.sh run "${NEXT_MP_DIR:-gen-mp-ll}" ;;
     ab) step ab 150 env EPI_AB_VARIANTS="$abv" \
           EPI_TOKENS="${NEXT_AB_TOKENS:-1,16,32,64,128,1024}" bash tools/gpu-epilogue.sh ab gen-epi
         sed -n '/^== builds/,$p' "$L/ab.txt" | head -50 ;;
