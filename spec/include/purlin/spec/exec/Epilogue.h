@@ -345,6 +345,12 @@ PURLIN_UNROLL
 /// announces only the contributions, not every rank's statement inputs
 /// (8 ranks' inputs and the row's contributions are about 192 KiB a lane
 /// at hidden 4096, near all of L1).
+/// PURLIN_EPI_PREFETCH=0 (a measurement build): the register row
+/// announces nothing (the hand-written kernels of the bench do not; each
+/// announcement is an L1 request of its own before the load asks again).
+#ifndef PURLIN_EPI_PREFETCH
+#define PURLIN_EPI_PREFETCH 1
+#endif
 #ifndef PURLIN_EPI_OWNED_PREFETCH
 #define PURLIN_EPI_OWNED_PREFETCH 1
 #endif
@@ -448,7 +454,7 @@ PURLIN_UNROLL
         detail::innerAt<C, E>(first, ext, c);
         E::loadVec(EpiVecRank<Tgt>{{t, S, q0}}, c, P, ld[k < kHeldV ? k : 0]);
       }
-    if constexpr (kMode != kEpiApply) {
+    if constexpr (kMode != kEpiApply && PURLIN_EPI_PREFETCH) {
 #if defined(PURLIN_EPI_UNGROUPED)
       for (int p = 0; p < S.R; ++p)
         t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
@@ -460,7 +466,8 @@ PURLIN_UNROLL
             t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
 #endif
     }
-    if constexpr (E::kVecForm && kMode != kEpiStash && (kQ == 1 || PURLIN_EPI_OWNED_PREFETCH))
+    if constexpr (E::kVecForm && kMode != kEpiStash && PURLIN_EPI_PREFETCH &&
+                  (kQ == 1 || PURLIN_EPI_OWNED_PREFETCH))
       if (!held || k >= kHeldV) {
         detail::innerAt<C, E>(first, ext, c);
         for (int q = q0; q < q1; ++q)
