@@ -167,20 +167,15 @@ struct EpilogueEmitter {
                        : e.kind() == Expr::Kind::Mul ? " * "
                                                      : " / ";
       std::string a = value(e.operands()[0], cl, folds, uni, letU, hoisted);
-      // Per element, by a row-uniform value that reads a row reduction
-      // (the norm's 1/rms): a multiply by the divisor's reciprocal on a
-      // GPU (within the tolerance such values have, docs/language.md), the
-      // true division on the host. The reciprocal is a uniform value of its
-      // own (purlin_epi_rcp_row, once a row and rank), so the element code
-      // holds no reciprocal's slow path (a call, around which ptxas saves
-      // the registers that are live).
-      if (e.kind() == Expr::Kind::Div && !hoisted &&
-          rowUniform(e.operands()[1], cl) && readsReduction(e.operands()[1], cl)) {
-        const std::string b = value(e.operands()[1], cl, folds, uni, letU, true);
-        return "purlin_epi_mul_rcp(" + a + ", " +
-               uniformSlot(uni, "purlin_epi_rcp_row(" + b + ")") + ")";
-      }
       std::string b = value(e.operands()[1], cl, folds, uni, letU, hoisted);
+      // Per element, by a row-uniform value that reads a row reduction
+      // (the norm's 1/rms): purlin_epi_div_row, a multiply by the
+      // divisor's reciprocal on a GPU (one reciprocal a row instead of a
+      // division an element; within the tolerance such values have,
+      // docs/language.md), the true division on the host.
+      if (e.kind() == Expr::Kind::Div && !hoisted &&
+          rowUniform(e.operands()[1], cl) && readsReduction(e.operands()[1], cl))
+        return "purlin_epi_div_row(" + a + ", " + b + ")";
       return "(" + a + op + b + ")";
     }
     }

@@ -124,25 +124,6 @@ PURLIN_HD float purlin_epi_div_row(float a, float b) {
   return a / b;
 #endif
 }
-/// purlin_epi_div_row(a, b) in two steps, as generated code calls it: r =
-/// purlin_epi_rcp_row(b) once a row (a uniform value), then
-/// purlin_epi_mul_rcp(a, r) an element; the same value bit for bit (on a
-/// GPU r is b's correctly rounded reciprocal, on the host b itself, divided
-/// by).
-PURLIN_HD float purlin_epi_rcp_row(float b) {
-#if defined(__CUDA_ARCH__) && !defined(PURLIN_EPI_NO_DIV_ROW)
-  return __frcp_rn(b);
-#else
-  return b;
-#endif
-}
-PURLIN_HD float purlin_epi_mul_rcp(float a, float r) {
-#if defined(__CUDA_ARCH__) && !defined(PURLIN_EPI_NO_DIV_ROW)
-  return __fmul_rn(a, r);
-#else
-  return a / r;
-#endif
-}
 PURLIN_HD float purlin_epi_min(float a, float b) { return b < a ? b : a; }
 PURLIN_HD float purlin_epi_max(float a, float b) { return a < b ? b : a; }
 /// One step of a row reduction (and of the reference's, in element order).
@@ -229,6 +210,20 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
+
+/// Whether the register row announces its loads (Tgt::prefetchF8) before
+/// it issues them, by form: the owned apply of the unfused plans (a block
+/// a row, two blocks an SM) and the stash do; the fused forms do not
+/// (PURLIN_EPI_FUSED_PREFETCH=1, a measurement build, does). Measured on
+/// an H100 in the twenty-ninth session (docs/performance.md): without the
+/// announcements the fused one-shot is 1.03-1.09x faster at 32-64 tokens
+/// (hidden 4096) and 16-32 (8192), the fused two-shot 1.06-1.10x at 1-128
+/// tokens, while the unfused two-shot's apply is 0.93x at 1024 tokens.
+#ifndef PURLIN_EPI_FUSED_PREFETCH
+#define PURLIN_EPI_FUSED_PREFETCH 0
+#endif
+template <int kMode>
+constexpr bool kEpiPrefetch = kMode != kEpiFused || PURLIN_EPI_FUSED_PREFETCH;
 
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
@@ -332,74 +327,6 @@ PURLIN_UNROLL
 }
 } // namespace detail
 
-/// PURLIN_EPI_PIPELINE (a measurement build, default 0): the owned form's
-/// storing pass with each (rank, vector)'s inputs loaded before the
-/// previous one's stores, so that they do not wait for those stores (the
-/// compiler may not move a load above a store it cannot prove apart; each
-/// rank's loads then waited a round trip of their own). The order is one a
-/// rank alone would have too: its inputs are not another rank's outputs,
-/// and an input that is an output of its own rank is read and stored at one
-/// index (Epilogue.h's epilogueLocalPair; any other overlap takes a copy
-/// plan, whose inputs are copies).
-/// PURLIN_EPI_OWNED_PREFETCH=0 (a measurement build): the owned form
-/// announces only the contributions, not every rank's statement inputs
-/// (8 ranks' inputs and the row's contributions are about 192 KiB a lane
-/// at hidden 4096, near all of L1).
-/// PURLIN_EPI_PREFETCH=0 (a measurement build): the register row
-/// announces nothing (the hand-written kernels of the bench do not; each
-/// announcement is an L1 request of its own before the load asks again).
-#ifndef PURLIN_EPI_PREFETCH
-#define PURLIN_EPI_PREFETCH 1
-#endif
-#ifndef PURLIN_EPI_OWNED_PREFETCH
-#define PURLIN_EPI_OWNED_PREFETCH 1
-#endif
-#ifndef PURLIN_EPI_PIPELINE
-#define PURLIN_EPI_PIPELINE 0
-#endif
-#if PURLIN_EPI_PIPELINE
-namespace detail {
-template <class C, class E, int kQ, int kV, class Tgt>
-PURLIN_HD void epiStorePassPipelined(Tgt &t, const Shared &S, int qb, int nq, int nmine,
-                                     int pass, const float (*row)[kEpiVec], int64_t *c,
-                                     const int64_t *ext, float *acc, float (*red)[E::kReductions + 1],
-                                     float (*u)[E::kUniforms + 1]) {
-  const Params &P = S.P;
-  const int th = t.thread(), T = t.threads();
-  if (nmine <= 0)
-    return;
-  float cur[E::kVecLoads + 1][kEpiVec], nxt[E::kVecLoads + 1][kEpiVec];
-  innerAt<C, E>((int64_t)th * kEpiVec, ext, c);
-  E::loadVec(EpiVecRank<Tgt>{{t, S, qb}}, c, P, cur);
-PURLIN_UNROLL
-  for (int j = 0; j < kQ; ++j) {
-    if (j >= nq)
-      break;
-PURLIN_UNROLL
-    for (int k = 0; k < kV; ++k) {
-      if (k >= nmine)
-        break;
-      const bool nextK = k + 1 < kV && k + 1 < nmine;
-      const bool more = nextK || j + 1 < nq;
-      if (more) {
-        const int jn = nextK ? j : j + 1, kn = nextK ? k + 1 : 0;
-        innerAt<C, E>(((int64_t)th + (int64_t)kn * T) * kEpiVec, ext, c);
-        E::loadVec(EpiVecRank<Tgt>{{t, S, qb + jn}}, c, P, nxt);
-      }
-      innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
-      E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j}}, pass, c, P, row[k], cur, acc[j], red[j],
-                    u[j]);
-PURLIN_UNROLL
-      for (int l = 0; l <= E::kVecLoads; ++l)
-PURLIN_UNROLL
-        for (int e = 0; e < kEpiVec; ++e)
-          cur[l][e] = nxt[l][e];
-    }
-  }
-}
-} // namespace detail
-#endif
-
 /// One row in registers (see the head of this file): thread `th` of the
 /// lane owns vectors th, th + threads, ... of the row (a warp's loads are
 /// contiguous); c holds the row coordinates and zero inner coordinates.
@@ -454,7 +381,7 @@ PURLIN_UNROLL
         detail::innerAt<C, E>(first, ext, c);
         E::loadVec(EpiVecRank<Tgt>{{t, S, q0}}, c, P, ld[k < kHeldV ? k : 0]);
       }
-    if constexpr (kMode != kEpiApply && PURLIN_EPI_PREFETCH) {
+    if constexpr (kMode != kEpiApply && kEpiPrefetch<kMode>) {
 #if defined(PURLIN_EPI_UNGROUPED)
       for (int p = 0; p < S.R; ++p)
         t.prefetchF8(detail::mappedSource<C>(S, src, p), i0 + first);
@@ -466,8 +393,7 @@ PURLIN_UNROLL
             t.prefetchF8(detail::mappedSource<C>(S, src, p0 + b), i0 + first);
 #endif
     }
-    if constexpr (E::kVecForm && kMode != kEpiStash && PURLIN_EPI_PREFETCH &&
-                  (kQ == 1 || PURLIN_EPI_OWNED_PREFETCH))
+    if constexpr (E::kVecForm && kMode != kEpiStash && kEpiPrefetch<kMode>)
       if (!held || k >= kHeldV) {
         detail::innerAt<C, E>(first, ext, c);
         for (int q = q0; q < q1; ++q)
@@ -562,14 +488,6 @@ PURLIN_UNROLL
           if (j < nq)
             E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
         }
-#if PURLIN_EPI_PIPELINE
-        if constexpr (E::kVecForm && kQ > 1)
-          if (pass == E::kReductions) {
-            detail::epiStorePassPipelined<C, E, kQ, kV>(t, S, qb, nq, nmine, pass, row, c, ext,
-                                                        acc, red, u);
-            continue;
-          }
-#endif
 PURLIN_UNROLL
         for (int j = 0; j < kQ; ++j) {
           if (j >= nq)
