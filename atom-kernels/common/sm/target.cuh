@@ -348,9 +348,10 @@ public:
     p[1] = make_float4(v[4], v[5], v[6], v[7]);
   }
   // A hint that the vector at element i of base is read soon (the register
-  // row gives one for every contribution and input of its vectors before
-  // the first load): into L1, without a register or a wait, so the loads
-  // that follow, issued a few at a time, find them there.
+  // row of the stash and the apply gives one for every contribution and
+  // input of its vectors before the first load; the fused forms give none,
+  // exec/Epilogue.h's kEpiPrefetch): into L1, without a register or a
+  // wait, so the loads that follow, issued a few at a time, find them there.
   __device__ void prefetchF8(const char *base, int64_t i) const {
     asm volatile("prefetch.global.L1 [%0];" ::"l"(
         base + i * (int64_t)sizeof(typename E::Raw)));

@@ -216,9 +216,9 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 /// a row, two blocks an SM) and the stash do; the fused forms do not
 /// (PURLIN_EPI_FUSED_PREFETCH=1, a measurement build, does). Measured on
 /// an H100 in the twenty-ninth session (docs/performance.md): without the
-/// announcements the fused one-shot is 1.03-1.09x faster at 32-64 tokens
-/// (hidden 4096) and 16-32 (8192), the fused two-shot 1.06-1.10x at 1-128
-/// tokens, while the unfused two-shot's apply is 0.93x at 1024 tokens.
+/// announcements the fused forms are 1.02-1.10x faster wherever they run
+/// (1-256 tokens at hidden 4096 and 8192), while the unfused two-shot's
+/// apply without them was 0.93x at 1024 tokens.
 #ifndef PURLIN_EPI_FUSED_PREFETCH
 #define PURLIN_EPI_FUSED_PREFETCH 0
 #endif
@@ -367,10 +367,13 @@ PURLIN_UNROLL
   const bool held = kHeldT && q1 - q0 == 1;
   float ld[kHeldT && kHeldV > 0 ? kHeldV : 1][E::kVecLoads + 1][kEpiVec];
   PURLIN_EPI_MARK(2);
-  // Every load of the thread's vectors announced first (Tgt::prefetchF8):
-  // the contributions and, in the vector form, the statements' inputs of
-  // each rank q the row runs for; the loads below, a few at a time in
-  // registers, then wait for one memory round trip in all, not one each.
+  // Where the form announces its loads (kEpiPrefetch: the stash and the
+  // apply), every load of the thread's vectors announced first
+  // (Tgt::prefetchF8): the contributions and, in the vector form, the
+  // statements' inputs of each rank q the row runs for; the loads below, a
+  // few at a time in registers, then wait for one memory round trip in
+  // all, not one each. The fused forms skip the announcements (faster
+  // without them) but still load the held inputs first.
 PURLIN_UNROLL
   for (int k = 0; k < kV; ++k) {
     if (k >= nmine)
