@@ -219,6 +219,11 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 /// announcements the fused forms are 1.02-1.10x faster wherever they run
 /// (1-256 tokens at hidden 4096 and 8192), while the unfused two-shot's
 /// apply without them was 0.93x at 1024 tokens.
+/// PURLIN_EPI_ROW_SPLIT=1 (a measurement build): a row of at most one
+/// vector a thread takes a register row instantiated for one vector.
+#ifndef PURLIN_EPI_ROW_SPLIT
+#define PURLIN_EPI_ROW_SPLIT 0
+#endif
 #ifndef PURLIN_EPI_FUSED_PREFETCH
 #define PURLIN_EPI_FUSED_PREFETCH 0
 #endif
@@ -336,11 +341,14 @@ PURLIN_UNROLL
 /// reads the row from this rank's own area). Every contribution is read
 /// before the first store. The stash stores the row into this rank's own
 /// area only (the owned form's owner applies it later).
-template <class C, class E, int kQ, int kMode = kEpiFused, class Tgt>
+/// kVCap > 0: at most kVCap vectors a thread (the caller checked that the
+/// row fits), a smaller instantiation (PURLIN_EPI_ROW_SPLIT).
+template <class C, class E, int kQ, int kMode = kEpiFused, int kVCap = 0, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
                               int q0, int q1) {
-  constexpr int kV = Tgt::kEpiRowVecs;
+  constexpr int kV =
+      kVCap > 0 && kVCap < Tgt::kEpiRowVecs ? kVCap : Tgt::kEpiRowVecs;
   const Params &P = S.P;
   // Where the row's received values come from: the contributions (at
   // their source offsets), or this rank's received area (apply: at the
@@ -672,6 +680,15 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
+#if PURLIN_EPI_ROW_SPLIT
+      // A row of one vector a thread (hidden 4096 on 512 threads) in an
+      // instantiation of its own, without the other vectors' registers.
+      if (ninner / kEpiVec <= (int64_t)t.threads()) {
+        consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode, 1>(t, S, src, x.op, c,
+                                                                    ext, ninner, q0, q1);
+        continue;
+      }
+#endif
       consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode>(t, S, src, x.op, c,
                                                                  ext, ninner, q0, q1);
       continue;
