@@ -210,6 +210,11 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
+/// PURLIN_EPI_ROW_SPLIT=1 (a measurement build): a row of at most one
+/// vector a thread takes a register row instantiated for one vector.
+#ifndef PURLIN_EPI_ROW_SPLIT
+#define PURLIN_EPI_ROW_SPLIT 0
+#endif
 
 /// Whether the register row announces its loads (Tgt::prefetchF8) before
 /// it issues them, by form: the owned apply of the unfused plans (a block
@@ -219,11 +224,6 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 /// announcements the fused forms are 1.02-1.10x faster wherever they run
 /// (1-256 tokens at hidden 4096 and 8192), while the unfused two-shot's
 /// apply without them was 0.93x at 1024 tokens.
-/// PURLIN_EPI_ROW_SPLIT=1 (a measurement build): a row of at most one
-/// vector a thread takes a register row instantiated for one vector.
-#ifndef PURLIN_EPI_ROW_SPLIT
-#define PURLIN_EPI_ROW_SPLIT 0
-#endif
 #ifndef PURLIN_EPI_FUSED_PREFETCH
 #define PURLIN_EPI_FUSED_PREFETCH 0
 #endif
@@ -675,6 +675,7 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   splitRange(rhi - rlo, (int64_t)S.K * t.lanes(), (int64_t)chunk * t.lanes() + t.lane(), 1,
              lo, hi);
   const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
+  constexpr int kQ = kOwned ? kEpiRanksAtOnce : 1; // ranks side by side
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
   PURLIN_EPI_MARK(1);
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
@@ -684,13 +685,11 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
       // A row of one vector a thread (hidden 4096 on 512 threads) in an
       // instantiation of its own, without the other vectors' registers.
       if (ninner / kEpiVec <= (int64_t)t.threads()) {
-        consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode, 1>(t, S, src, x.op, c,
-                                                                    ext, ninner, q0, q1);
+        consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1);
         continue;
       }
 #endif
-      consumeRowsVec<C, E, kOwned ? kEpiRanksAtOnce : 1, kMode>(t, S, src, x.op, c,
-                                                                 ext, ninner, q0, q1);
+      consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1);
       continue;
     }
     if constexpr (kMode == kEpiStash)
