@@ -427,12 +427,14 @@ ab)
         ${EPI_BENCH_ARGS:-} >"$LOG/ab-$side-$round.log" 2>&1 || echo "$side round $round: rc $?"
     done
   done
-  # Two tables: the chooser's fused plan (bench columns 4 and 5), then the
-  # fused two-shot forced (column 7: the owned form at every size).
+  # Three tables: the chooser's fused plan (bench columns 4 and 5), the
+  # fused two-shot forced (column 7: the owned form at every size), and the
+  # one-shot on 32 lanes (column 15, d_wide: all_reduce_rmsnorm_direct_wide).
   python3 - "$LOG" "${sides[@]}" <<'PY'
 import sys, glob
 log, sides = sys.argv[1], sys.argv[2:]
-for title, col, plancol in (("the chooser's fused plan", 3, 4), ("the fused two_shot, forced", 6, None)):
+for title, col, plancol in (("the chooser's fused plan", 3, 4), ("the fused two_shot, forced", 6, None),
+                            ("d_wide, the one-shot on 32 lanes", 14, None)):
     print(f"== {title}, us (the better of two runs each); x: base / this")
     best, pair = {}, {}
     for side in sides:

@@ -83,14 +83,20 @@ constexpr int kLLThreads =
 /// take every register the bound leaves (without it ptxas kept the slot
 /// kernel at 128 registers and 650 bytes of spill stores; 0 leaves the
 /// bound as it was: no .minnctapersm).
+/// PURLIN_SM_MIN_BLOCKS=N (a measurement build): the other plans' kernels
+/// bound to N blocks an SM (N = 2 at 512 threads: 64 registers a thread),
+/// so that a plan of twice the lanes is resident in one wave.
+#ifndef PURLIN_SM_MIN_BLOCKS
+#define PURLIN_SM_MIN_BLOCKS 0
+#endif
 template <class P, class = void> struct PlanThreads {
   static constexpr int value = kThreads;
-  static constexpr int minBlocks = 0;
+  static constexpr int minBlocks = PURLIN_SM_MIN_BLOCKS;
 };
 template <class P> struct PlanThreads<P, decltype((void)P::kLines)> {
   static constexpr bool kLL = P::kLines == exec::kLinesLLBit && kLLThreads < kThreads;
   static constexpr int value = kLL ? kLLThreads : kThreads;
-  static constexpr int minBlocks = kLL ? 1 : 0;
+  static constexpr int minBlocks = kLL ? 1 : PURLIN_SM_MIN_BLOCKS;
 };
 
 /// exec::kEpiVec elements of type Raw moved with the widest accesses their
