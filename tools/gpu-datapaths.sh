@@ -15,9 +15,11 @@
 #                                     $OUT (default build-dp/logs), summary
 #                                     printed last; DP_ONLY="a;b" builds
 #                                     those collectives only, DP_LL512=0
-#                                     skips the 512-thread LL build (a
+#                                     skips the LL measurement build (a
 #                                     short device call: the changed LL
-#                                     kernels alone)
+#                                     kernels alone), DP_LL_VARIANT its
+#                                     CUDA flags (default
+#                                     -DPURLIN_SM_LL_THREADS=512)
 #
 # DIR holds one build's collectives, renamed where two targets of one
 # example share a build (the registry is by name): every copy example for
@@ -64,6 +66,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-dp}
 phase=${3:-all} # all, or ll: the low-latency lines alone (build, tests, timing)
+LL_VARIANT=${DP_LL_VARIANT:--DPURLIN_SM_LL_THREADS=512}
 copies=(all_gather all_gather_interleaved all_to_all all_to_all_v broadcast gather scatter shift halo)
 case "$mode" in
 gen)
@@ -110,10 +113,11 @@ run)
   [ "$phase" = ll ] || targets="$targets purlin-gemm-overlap"
   [ "$phase" = ll ] && targets="$targets purlin-latency-probe"
   if [ "$phase" = ll ] && [ "${DP_LL512:-1}" = 1 ]; then
-    # Beside it, the bench with LL plans' kernels at the common bound (512
-    # threads, 128 registers: the seventeenth session's change undone,
-    # PURLIN_SM_LL_THREADS=512), all_reduce_ll only, timed in the same run.
-    (cmake -G Ninja -S . -B "$B-ll512" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY=all_reduce_ll        -DPURLIN_CHECK_ARCHS= -DCMAKE_CUDA_FLAGS=-DPURLIN_SM_LL_THREADS=512        -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-ll512.log" 2>&1 &&
+    # Beside it, the bench of a measurement build, all_reduce_ll only,
+    # timed in the same run: DP_LL_VARIANT's CUDA flags, by default the LL
+    # plans' kernels at the common bound (512 threads, 128 registers: the
+    # seventeenth session's change undone, PURLIN_SM_LL_THREADS=512).
+    (cmake -G Ninja -S . -B "$B-ll512" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY=all_reduce_ll        -DPURLIN_CHECK_ARCHS= "-DCMAKE_CUDA_FLAGS=$LL_VARIANT"        -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-ll512.log" 2>&1 &&
      ninja -C "$B-ll512" -j4 purlin-bench >"$LOG/build-ll512.log" 2>&1 ||
        echo "build of the 512-thread LL bench FAILED") &
   fi
@@ -155,7 +159,7 @@ run)
         PURLIN_ONE_LAUNCH=0 timeout 60 $BE -C $c -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
       done
       if [ -x "$B-ll512/tools/purlin-bench/purlin-bench" ]; then
-        echo "# all_reduce_ll, PURLIN_ONE_LAUNCH=0, kernels bound to 512 threads (PURLIN_SM_LL_THREADS=512: spills as before)"
+        echo "# all_reduce_ll, PURLIN_ONE_LAUNCH=0, the measurement build: $LL_VARIANT"
         PURLIN_ONE_LAUNCH=0 timeout 60 "$B-ll512/tools/purlin-bench/purlin-bench" -C all_reduce_ll -g 8 -d bf16 -o sum -b 8 -e 256K -f 4 -n 1000 -w 100 -c 1
       fi
       echo "# all_reduce, one launch (for the record)"

@@ -51,7 +51,16 @@ PURLIN_HD uint64_t signalValue(uint64_t epoch, uint32_t fingerprint) {
 /// set, so that no flag is 0 (zeroed scratch) and a peer that called with
 /// other arguments writes other flags (one pair of fingerprints in 128
 /// folds alike). A flag repeats after 2^24 launches of a plan.
+#ifndef PURLIN_LL_FLAG_EPOCH32
+#define PURLIN_LL_FLAG_EPOCH32 0
+#endif
 PURLIN_HD uint32_t llFlag(uint64_t v) {
+#if PURLIN_LL_FLAG_EPOCH32
+  // A measurement build (tools/gpu-datapaths.sh DP_LL_VARIANT): the flag
+  // before the fingerprint (ca9ceb1), the epoch's low 32 bits; a peer's
+  // other arguments go unnoticed.
+  return (uint32_t)v;
+#endif
   const uint32_t fp = (uint32_t)(v >> kEpochBits) & 0xffffffu;
   const uint32_t f7 = (fp ^ fp >> 7 ^ fp >> 14 ^ fp >> 21) & 0x7fu;
   return ((uint32_t)v & 0xffffffu) | (0x80u | f7) << 24;
