@@ -210,11 +210,20 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// PURLIN_EPI_ROW_SPLIT=1 (a measurement build): a row of at most one
-/// vector a thread takes a register row instantiated for one vector.
+/// Where a row of at most one vector a thread (hidden 4096 on 512 threads)
+/// takes a register row instantiated for one vector, without the other
+/// vectors' code and registers: PURLIN_EPI_ROW_SPLIT 1 (the default) in the
+/// fused one-shot, 2 in every form, 0 nowhere. Measured on an H100 in the
+/// thirtieth session (docs/performance.md), every form split against none:
+/// the fused one-shot 1.02-1.06x at 1-16 tokens (16 x 4096: 5.44 -> 5.14
+/// us), the fused two-shot 1.03-1.04x at hidden 4096 but 0.98-0.99x at
+/// 8192 (where the split is not taken).
 #ifndef PURLIN_EPI_ROW_SPLIT
-#define PURLIN_EPI_ROW_SPLIT 0
+#define PURLIN_EPI_ROW_SPLIT 1
 #endif
+template <int kMode, bool kOwned>
+constexpr bool kEpiRowSplit =
+    PURLIN_EPI_ROW_SPLIT == 2 || (PURLIN_EPI_ROW_SPLIT == 1 && kMode == kEpiFused && !kOwned);
 
 /// Whether the register row announces its loads (Tgt::prefetchF8) before
 /// it issues them, by form: the owned apply of the unfused plans (a block
@@ -681,14 +690,13 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
-#if PURLIN_EPI_ROW_SPLIT
-      // A row of one vector a thread (hidden 4096 on 512 threads) in an
-      // instantiation of its own, without the other vectors' registers.
-      if (ninner / kEpiVec <= (int64_t)t.threads()) {
-        consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1);
-        continue;
-      }
-#endif
+      // A row of one vector a thread in an instantiation of its own
+      // (kEpiRowSplit).
+      if constexpr (kEpiRowSplit<kMode, kOwned>)
+        if (ninner / kEpiVec <= (int64_t)t.threads()) {
+          consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1);
+          continue;
+        }
       consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1);
       continue;
     }
