@@ -213,11 +213,12 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 /// Where a row of at most one vector a thread (hidden 4096 on 512 threads)
 /// takes a register row instantiated for one vector, without the other
 /// vectors' code and registers: PURLIN_EPI_ROW_SPLIT 1 (the default) in the
-/// fused one-shot, 2 in every form, 0 nowhere. Measured on an H100 in the
-/// thirtieth session (docs/performance.md), every form split against none:
-/// the fused one-shot 1.02-1.06x at 1-16 tokens (16 x 4096: 5.44 -> 5.14
-/// us), the fused two-shot 1.03-1.04x at hidden 4096 but 0.98-0.99x at
-/// 8192 (where the split is not taken).
+/// fused one-shot, 2 in every form, 0 nowhere. Measured on H100s in the
+/// thirtieth session (docs/performance.md), against no split: the fused
+/// one-shot 1.01-1.06x at 1-32 tokens (16 x 4096 5.38 -> 5.27 us, 8192 x
+/// 16 7.48 -> 7.08); every form split, the fused two-shot 1.02-1.04x at
+/// hidden 4096 but 0.97-0.99x at 8192 (where the split is not taken) and
+/// the unfused two-shot's apply 0.87-0.89x at 1024 tokens.
 #ifndef PURLIN_EPI_ROW_SPLIT
 #define PURLIN_EPI_ROW_SPLIT 1
 #endif
