@@ -55,7 +55,14 @@ constexpr int kLineBytes = 16, kLineData = 8;
 /// llFlag, aux.h) is this launch's from a peer of another fingerprint
 /// (llFlagMismatch). One volatile load, on the slow path only (a poll that
 /// has waited 1,024 rounds).
+/// PURLIN_LL_NO_MISMATCH=1 (a measurement build, tools/gpu-ll-ab.sh): no
+/// line is ever a mismatch, so the polls' slow-path check compiles away.
+#ifndef PURLIN_LL_NO_MISMATCH
+#define PURLIN_LL_NO_MISMATCH 0
+#endif
 __device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
+  if (PURLIN_LL_NO_MISMATCH)
+    return false;
   uint64_t lo, hi;
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
