@@ -13,8 +13,9 @@
 #       (the same by this tree's build/bin/purlinc)
 #   tools/gpu-ll-ab.sh run
 #       on the GPU machine (carry gen-ll-ab): REV's bench, this tree's,
-#       and this tree's with the CUDA flags LL_AB_FLAGS (default
-#       -DPURLIN_LL_NO_MISMATCH=1; empty: none) built in parallel
+#       and this tree's measurement builds LL_AB_FLAGS ("F1|F2": the CUDA
+#       flags of each, v1, v2, ...; default -DPURLIN_LL_NO_MISMATCH=1 and
+#       -DPURLIN_LL_MISMATCH_COLD=1; empty: none) built in parallel
 #       (all_reduce_ll only), then timed alternately, three rounds,
 #       PURLIN_ONE_LAUNCH=0 (barriers kept), 8 B .. 32 KiB; a table of the
 #       best of the rounds per size last. Logs in $OUT (default
@@ -50,13 +51,13 @@ run)
   LOG=${OUT:-build-ll-ab/logs}
   mkdir -p "$LOG"
   t0=$(date +%s)
-  flags=${LL_AB_FLAGS--DPURLIN_LL_NO_MISMATCH=1}
+  IFS='|' read -r -a vflags <<<"${LL_AB_FLAGS--DPURLIN_LL_NO_MISMATCH=1|-DPURLIN_LL_MISMATCH_COLD=1}"
   sides=(rev new)
-  [ -n "$flags" ] && sides+=(var)
+  for i in "${!vflags[@]}"; do sides+=("v$((i + 1))"); done
   for side in "${sides[@]}"; do
     root=$PWD gen=$side cf=
     [ $side = rev ] && root=$PWD/$G/rev
-    [ $side = var ] && gen=new cf=$flags
+    case $side in v*) gen=new cf=${vflags[$(( ${side#v} - 1 ))]} ;; esac
     (cmake -G Ninja -S "$root" -B "build-ll-ab-$side" -DPURLIN_BUILD_COMPILER=OFF \
        -DPURLIN_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
        -DPURLIN_GEN_ONLY=all_reduce_ll -DPURLIN_CHECK_ARCHS= \
@@ -76,12 +77,13 @@ run)
         -f 4 -n 1000 -w 100 -c 1 >"$LOG/$side-$round.log" 2>&1 || echo "$side round $round: rc $?"
     done
   done
-  echo "== staged_ll, PURLIN_ONE_LAUNCH=0, us (the best of three rounds): rev $(cut -c1-10 "$G/rev/REV") | this tree | var: this tree, $flags"
-  python3 - "$LOG" <<'PY'
+  echo "== staged_ll, PURLIN_ONE_LAUNCH=0, us (the best of three rounds); rev: $(cut -c1-10 "$G/rev/REV"); x: this tree / each"
+  for i in "${!vflags[@]}"; do echo "   v$((i + 1)): ${vflags[$i]}"; done
+  python3 - "$LOG" "${sides[@]}" <<'PY'
 import sys, glob
-log = sys.argv[1]
+log, sides = sys.argv[1], sys.argv[2:]
 best = {}
-for side in ("rev", "new", "var"):
+for side in sides:
     for f in glob.glob(f"{log}/{side}-*.log"):
         for line in open(f):
             w = line.split()
@@ -92,11 +94,14 @@ for side in ("rev", "new", "var"):
                     continue
                 k = (int(w[0]), side)
                 best[k] = min(best.get(k, t), t)
+print("   bytes | " + " | ".join(sides))
 for n in sorted({k[0] for k in best}):
-    r, s, v = (best.get((n, k)) for k in ("rev", "new", "var"))
-    x = f"{r / s:.2f}x" if r and s else "-"
-    y = f"{s / v:.2f}x" if s and v else "-"
-    print(f"  {n:>6} B | {r or '-'} | {s or '-'} | {v or '-'} | rev / this {x} | this / var {y}")
+    t = best.get((n, "new"))
+    cells = []
+    for side in sides:
+        v = best.get((n, side))
+        cells.append("-" if v is None else f"{v:.2f}" + (f" {t / v:.2f}x" if t and side != "new" else ""))
+    print(f"  {n:>6} | " + " | ".join(cells))
 PY
   ;;
 *)

@@ -105,6 +105,34 @@ __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
   return unpackLine(lo, hi, flag, data);
 }
 
+/// PURLIN_LL_MISMATCH_COLD=1 (a measurement build, tools/gpu-ll-ab.sh):
+/// the consume's check of its missing lines for a mismatch (a poll that
+/// has waited 1,024 rounds) is a call, out of the polling loop's code,
+/// instead of NS inlined loads.
+#ifndef PURLIN_LL_MISMATCH_COLD
+#define PURLIN_LL_MISMATCH_COLD 0
+#endif
+template <int NS> struct LinePtrs {
+  const char *p[NS];
+  __device__ static LinePtrs of(const char *const *s) {
+    LinePtrs r;
+#pragma unroll
+    for (int u = 0; u < NS; ++u)
+      r.p[u] = s[u];
+    return r;
+  }
+};
+/// Whether any missing line (bit u of `missing`: slot u's line at `off`)
+/// is a peer's of another fingerprint (lineMismatch).
+template <int NS>
+__device__ __noinline__ bool linesMismatchCold(LinePtrs<NS> s, uint32_t missing, int64_t off,
+                                               uint32_t flag) {
+  for (int u = 0; u < NS; ++u)
+    if ((missing >> u & 1u) && lineMismatch(s.p[u] + off, flag))
+      return true;
+  return false;
+}
+
 /// Polls the line until both flags show `flag`; false after the timeout,
 /// or, given the lane's aux words, when the line is a peer's of another
 /// fingerprint (lineMismatch, reported into the error word here as `who`'s).
@@ -381,12 +409,19 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
         if (missing && (i & 1023) == 0) {
           // A missing line of this epoch with another fingerprint: a peer
           // called with other arguments (reported; the caller stops).
+#if PURLIN_LL_MISMATCH_COLD
+          if (linesMismatchCold<NS>(LinePtrs<NS>::of(s), missing, j * kLineBytes, flag)) {
+            reportError(ctx.aux, kErrMismatch | ctx.who);
+            return false;
+          }
+#else
 #pragma unroll
           for (int u = 0; u < NS; ++u)
             if ((missing >> u & 1u) && lineMismatch(s[u] + j * kLineBytes, flag)) {
               reportError(ctx.aux, kErrMismatch | ctx.who);
               return false;
             }
+#endif
           const uint64_t now = globalTimerNs();
           if (start == 0)
             start = now;
