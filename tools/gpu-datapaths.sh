@@ -119,7 +119,7 @@ run)
     # seventeenth session's change undone, PURLIN_SM_LL_THREADS=512).
     (cmake -G Ninja -S . -B "$B-ll512" -DPURLIN_BUILD_COMPILER=OFF -DPURLIN_CUDA=ON        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPURLIN_GEN_ONLY=all_reduce_ll        -DPURLIN_CHECK_ARCHS= "-DCMAKE_CUDA_FLAGS=$LL_VARIANT"        -DPURLIN_GEN_DIR="$PWD/$DIR" >"$LOG/configure-ll512.log" 2>&1 &&
      ninja -C "$B-ll512" -j4 purlin-bench >"$LOG/build-ll512.log" 2>&1 ||
-       echo "build of the 512-thread LL bench FAILED") &
+       echo "build of the LL measurement bench ($LL_VARIANT) FAILED") &
   fi
   ninja -C "$B" -j"$(nproc)" $targets >"$LOG/build.log" 2>&1 ||
     { grep -E "error|Error" "$LOG/build.log" | head -40; echo "build FAILED"; exit 1; }

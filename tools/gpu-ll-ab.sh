@@ -28,18 +28,15 @@ gen)
   rev=${2:?REV}
   prev=${3:?PURLINC_REV (a purlinc built from REV)}
   P=${PURLINC:-build/bin/purlinc}
-  rm -rf "$G" && mkdir -p "$G/rev" "$G/rev-gen" "$G/new-gen" "$G/src"
+  rm -rf "$G" && mkdir -p "$G/rev" "$G/src/rev" "$G/src/new"
   git archive "$rev" | tar -x -C "$G/rev" || exit 1
   git rev-parse "$rev" >"$G/rev/REV"
-  # The all_reduce source under the name the datapath tools give it.
+  # Each tree's all_reduce source under the name the datapath tools give it.
   for side in rev new; do
-    root=.
-    [ $side = rev ] && root=$G/rev
+    root=. pc=$P
+    [ $side = rev ] && root=$G/rev pc=$prev
     sed -E "s/collective all_reduce\(/collective all_reduce_ll(/" \
-      "$root/examples/all_reduce.purlin" >"$G/src/all_reduce_ll_$side.purlin"
-    pc=$P
-    [ $side = rev ] && pc=$prev
-    mkdir -p "$G/src/$side" && cp "$G/src/all_reduce_ll_$side.purlin" "$G/src/$side/all_reduce_ll.purlin"
+      "$root/examples/all_reduce.purlin" >"$G/src/$side/all_reduce_ll.purlin"
     "$pc" "$G/src/$side/all_reduce_ll.purlin" --target=sm_90 --strategy=staged_ll --lanes=8 \
       --chunks=1 --aot=bf16:sum -o "$G/$side-gen" || exit 1
     rm -f "$G/$side-gen/registry.cpp"

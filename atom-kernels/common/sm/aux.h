@@ -46,24 +46,25 @@ PURLIN_HD uint64_t signalValue(uint64_t epoch, uint32_t fingerprint) {
   return (epoch & kEpochMask) | (uint64_t)(fingerprint & 0xffffff) << kEpochBits;
 }
 
+/// PURLIN_LL_FLAG_EPOCH32=1 (a measurement build, tools/gpu-datapaths.sh
+/// DP_LL_VARIANT): llFlag is the flag before the fingerprint (ca9ceb1), the
+/// epoch's low 32 bits; a peer's other arguments go unnoticed.
+#ifndef PURLIN_LL_FLAG_EPOCH32
+#define PURLIN_LL_FLAG_EPOCH32 0
+#endif
 /// The LL line flag of a lane's signal value v (lines.cuh): the epoch's
 /// low 24 bits, then 7 bits folded from the fingerprint's 24 and a top bit
 /// set, so that no flag is 0 (zeroed scratch) and a peer that called with
 /// other arguments writes other flags (one pair of fingerprints in 128
 /// folds alike). A flag repeats after 2^24 launches of a plan.
-#ifndef PURLIN_LL_FLAG_EPOCH32
-#define PURLIN_LL_FLAG_EPOCH32 0
-#endif
 PURLIN_HD uint32_t llFlag(uint64_t v) {
 #if PURLIN_LL_FLAG_EPOCH32
-  // A measurement build (tools/gpu-datapaths.sh DP_LL_VARIANT): the flag
-  // before the fingerprint (ca9ceb1), the epoch's low 32 bits; a peer's
-  // other arguments go unnoticed.
   return (uint32_t)v;
-#endif
+#else
   const uint32_t fp = (uint32_t)(v >> kEpochBits) & 0xffffffu;
   const uint32_t f7 = (fp ^ fp >> 7 ^ fp >> 14 ^ fp >> 21) & 0x7fu;
   return ((uint32_t)v & 0xffffffu) | (0x80u | f7) << 24;
+#endif
 }
 /// Whether a line whose two flags read a and b (not `flag`, the lane's
 /// llFlag) is this launch's from a peer of another fingerprint: both

@@ -51,15 +51,15 @@ namespace sm {
 
 constexpr int kLineBytes = 16, kLineData = 8;
 
-/// Whether a line that is not there (its flags are not `flag`, the lane's
-/// llFlag, aux.h) is this launch's from a peer of another fingerprint
-/// (llFlagMismatch). One volatile load, on the slow path only (a poll that
-/// has waited 1,024 rounds).
 /// PURLIN_LL_NO_MISMATCH=1 (a measurement build, tools/gpu-ll-ab.sh): no
 /// line is ever a mismatch, so the polls' slow-path check compiles away.
 #ifndef PURLIN_LL_NO_MISMATCH
 #define PURLIN_LL_NO_MISMATCH 0
 #endif
+/// Whether a line that is not there (its flags are not `flag`, the lane's
+/// llFlag, aux.h) is this launch's from a peer of another fingerprint
+/// (llFlagMismatch). One volatile load, on the slow path only (a poll that
+/// has waited 1,024 rounds).
 __device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
   if (PURLIN_LL_NO_MISMATCH)
     return false;
@@ -112,25 +112,26 @@ __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
 #ifndef PURLIN_LL_MISMATCH_COLD
 #define PURLIN_LL_MISMATCH_COLD 0
 #endif
-template <int NS> struct LinePtrs {
-  const char *p[NS];
-  __device__ static LinePtrs of(const char *const *s) {
-    LinePtrs r;
-#pragma unroll
-    for (int u = 0; u < NS; ++u)
-      r.p[u] = s[u];
-    return r;
-  }
-};
 /// Whether any missing line (bit u of `missing`: slot u's line at `off`)
 /// is a peer's of another fingerprint (lineMismatch).
 template <int NS>
-__device__ __noinline__ bool linesMismatchCold(LinePtrs<NS> s, uint32_t missing, int64_t off,
-                                               uint32_t flag) {
+__device__ __forceinline__ bool linesMismatch(const char *const *s, uint32_t missing,
+                                              int64_t off, uint32_t flag) {
+#pragma unroll
   for (int u = 0; u < NS; ++u)
-    if ((missing >> u & 1u) && lineMismatch(s.p[u] + off, flag))
+    if ((missing >> u & 1u) && lineMismatch(s[u] + off, flag))
       return true;
   return false;
+}
+/// linesMismatch as a call (PURLIN_LL_MISMATCH_COLD), the slots' pointers
+/// passed by value.
+template <int NS> struct LinePtrs {
+  const char *p[NS];
+};
+template <int NS>
+__device__ __noinline__ bool linesMismatchCold(LinePtrs<NS> s, uint32_t missing, int64_t off,
+                                               uint32_t flag) {
+  return linesMismatch<NS>(s.p, missing, off, flag);
 }
 
 /// Polls the line until both flags show `flag`; false after the timeout,
@@ -409,19 +410,20 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
         if (missing && (i & 1023) == 0) {
           // A missing line of this epoch with another fingerprint: a peer
           // called with other arguments (reported; the caller stops).
-#if PURLIN_LL_MISMATCH_COLD
-          if (linesMismatchCold<NS>(LinePtrs<NS>::of(s), missing, j * kLineBytes, flag)) {
+          bool other;
+          if constexpr (PURLIN_LL_MISMATCH_COLD) {
+            LinePtrs<NS> ps;
+#pragma unroll
+            for (int u = 0; u < NS; ++u)
+              ps.p[u] = s[u];
+            other = linesMismatchCold<NS>(ps, missing, j * kLineBytes, flag);
+          } else {
+            other = linesMismatch<NS>(s, missing, j * kLineBytes, flag);
+          }
+          if (other) {
             reportError(ctx.aux, kErrMismatch | ctx.who);
             return false;
           }
-#else
-#pragma unroll
-          for (int u = 0; u < NS; ++u)
-            if ((missing >> u & 1u) && lineMismatch(s[u] + j * kLineBytes, flag)) {
-              reportError(ctx.aux, kErrMismatch | ctx.who);
-              return false;
-            }
-#endif
           const uint64_t now = globalTimerNs();
           if (start == 0)
             start = now;
