@@ -52,16 +52,28 @@ namespace sm {
 constexpr int kLineBytes = 16, kLineData = 8;
 
 /// PURLIN_LL_NO_MISMATCH=1 (a measurement build, tools/gpu-ll-ab.sh): no
-/// line is ever a mismatch, so the polls' slow-path check compiles away.
+/// line is ever a mismatch, so the polls' slow-path check compiles away;
+/// =2 the consume's check only (consumeLinesOp), =3 loadLine's only.
 #ifndef PURLIN_LL_NO_MISMATCH
 #define PURLIN_LL_NO_MISMATCH 0
+#endif
+/// Two more forms of the consume's check, measurement builds too:
+/// PURLIN_LL_MISMATCH_BREAK=1 leaves the polling loop on a mismatch or the
+/// timeout and reports after it (one exit instead of one per slot);
+/// PURLIN_LL_MISMATCH_LOADED=1 reads the flags the 1,024th poll loaded
+/// (pollLines' `other`), no loads of its own.
+#ifndef PURLIN_LL_MISMATCH_BREAK
+#define PURLIN_LL_MISMATCH_BREAK 0
+#endif
+#ifndef PURLIN_LL_MISMATCH_LOADED
+#define PURLIN_LL_MISMATCH_LOADED 0
 #endif
 /// Whether a line that is not there (its flags are not `flag`, the lane's
 /// llFlag, aux.h) is this launch's from a peer of another fingerprint
 /// (llFlagMismatch). One volatile load, on the slow path only (a poll that
 /// has waited 1,024 rounds).
 __device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
-  if (PURLIN_LL_NO_MISMATCH)
+  if (PURLIN_LL_NO_MISMATCH == 1)
     return false;
   uint64_t lo, hi;
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
@@ -148,7 +160,7 @@ __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
     if (peekLine(line, flag, data))
       return true;
     if ((i & 1023) == 0) {
-      if (aux && lineMismatch(line, flag)) {
+      if (PURLIN_LL_NO_MISMATCH != 3 && aux && lineMismatch(line, flag)) {
         reportError(aux, kErrMismatch | who);
         return false;
       }
@@ -358,7 +370,8 @@ __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
 template <int NS>
 __device__ __forceinline__ uint32_t pollLines(const char *const (&s)[NS], int ns,
                                               int64_t j, uint32_t flag,
-                                              uint64_t (&v)[NS]) {
+                                              uint64_t (&v)[NS],
+                                              uint32_t *other = nullptr) {
   uint64_t lo[NS], hi[NS];
 #pragma unroll
   for (int u = 0; u < NS; ++u)
@@ -371,6 +384,13 @@ __device__ __forceinline__ uint32_t pollLines(const char *const (&s)[NS], int ns
   for (int u = 0; u < NS; ++u)
     if (!unpackLine(lo[u], hi[u], flag, v[u]))
       missing |= 1u << u;
+  if (other) { // the slots whose line is a peer's of another fingerprint
+    uint32_t m = 0;
+#pragma unroll
+    for (int u = 0; u < NS; ++u)
+      m |= (uint32_t)llFlagMismatch((uint32_t)(lo[u] >> 32), (uint32_t)(hi[u] >> 32), flag) << u;
+    *other = m & ((1u << ns) - 1);
+  }
   return missing & ((1u << ns) - 1);
 }
 
@@ -405,9 +425,45 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
     uint32_t missing = pollLines(s, ns, j, flag, v);
     if (missing) {
       uint64_t start = 0;
+      int bad = 0;
       for (uint32_t i = 1; missing; ++i) {
+        if constexpr (PURLIN_LL_MISMATCH_LOADED) {
+          // The check reads the flags this poll loaded (no loads of its own).
+          if ((i & 1023) == 0) {
+            uint32_t other = 0;
+            missing = pollLines(s, ns, j, flag, v, &other);
+            if (missing & other) {
+              reportError(ctx.aux, kErrMismatch | ctx.who);
+              return false;
+            }
+            if (missing) {
+              const uint64_t now = globalTimerNs();
+              if (start == 0)
+                start = now;
+              else if (now - start > ctx.timeout())
+                return false;
+            }
+          } else {
+            missing = pollLines(s, ns, j, flag, v);
+          }
+          continue;
+        }
         missing = pollLines(s, ns, j, flag, v);
         if (missing && (i & 1023) == 0) {
+          if constexpr (PURLIN_LL_MISMATCH_BREAK) {
+            if (linesMismatch<NS>(s, missing, j * kLineBytes, flag)) {
+              bad = 2;
+              break;
+            }
+            const uint64_t now = globalTimerNs();
+            if (start == 0) {
+              start = now;
+            } else if (now - start > ctx.timeout()) {
+              bad = 1;
+              break;
+            }
+            continue;
+          }
           // A missing line of this epoch with another fingerprint: a peer
           // called with other arguments (reported; the caller stops).
           bool other;
@@ -417,6 +473,8 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
             for (int u = 0; u < NS; ++u)
               ps.p[u] = s[u];
             other = linesMismatchCold<NS>(ps, missing, j * kLineBytes, flag);
+          } else if constexpr (PURLIN_LL_NO_MISMATCH == 2) {
+            other = false;
           } else {
             other = linesMismatch<NS>(s, missing, j * kLineBytes, flag);
           }
@@ -430,6 +488,11 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
           else if (now - start > ctx.timeout())
             return false; // the timeout read here only: no load before the polls
         }
+      }
+      if (bad) {
+        if (bad == 2)
+          reportError(ctx.aux, kErrMismatch | ctx.who);
+        return false;
       }
     }
     uint64_t out = v[0];
