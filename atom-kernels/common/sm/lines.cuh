@@ -359,6 +359,18 @@ __device__ __forceinline__ bool pushLinesLL(const char *src, char *const *dst,
   return true;
 }
 
+/// The consume's timer, read on a late poll only (every 1,024th): the
+/// first read starts it (start 0: not started), a later one says whether
+/// the lane's timeout has passed since.
+__device__ __forceinline__ bool lateTimedOut(uint64_t &start, const LineCtx &ctx) {
+  const uint64_t now = globalTimerNs();
+  if (start == 0)
+    start = now;
+  else if (now - start > ctx.timeout())
+    return true;
+  return false;
+}
+
 /// One poll of line j of the slots s[] (ns of them, ns <= NS; the caller
 /// points s[u] for u >= ns at slot ns-1, so every load is unconditional):
 /// the NS loads issued back to back, then the flags; v[u] the data of slot
@@ -436,13 +448,8 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
               reportError(ctx.aux, kErrMismatch | ctx.who);
               return false;
             }
-            if (missing) {
-              const uint64_t now = globalTimerNs();
-              if (start == 0)
-                start = now;
-              else if (now - start > ctx.timeout())
-                return false;
-            }
+            if (missing && lateTimedOut(start, ctx))
+              return false;
           } else {
             missing = pollLines(s, ns, j, flag, v);
           }
@@ -455,10 +462,7 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
               bad = 2;
               break;
             }
-            const uint64_t now = globalTimerNs();
-            if (start == 0) {
-              start = now;
-            } else if (now - start > ctx.timeout()) {
+            if (lateTimedOut(start, ctx)) {
               bad = 1;
               break;
             }
@@ -482,10 +486,7 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
             reportError(ctx.aux, kErrMismatch | ctx.who);
             return false;
           }
-          const uint64_t now = globalTimerNs();
-          if (start == 0)
-            start = now;
-          else if (now - start > ctx.timeout())
+          if (lateTimedOut(start, ctx))
             return false; // the timeout read here only: no load before the polls
         }
       }

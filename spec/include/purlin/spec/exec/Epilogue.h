@@ -526,7 +526,7 @@ PURLIN_UNROLL
         }
         bool stored = false;
         constexpr int kLS = PURLIN_EPI_STORE_LOADS < kQ ? PURLIN_EPI_STORE_LOADS : kQ;
-        if constexpr (E::kVecForm && kQ > 1 && kLS > 1 && kQ % (kLS > 0 ? kLS : 1) == 0)
+        if constexpr (E::kVecForm && kQ > 1 && kLS > 1 && kQ % kLS == 0)
           if (pass == E::kReductions && nq == kQ) {
             // The storing pass of kQ ranks, kLS at a time: a vector's inputs
             // of kLS ranks loaded (unconditionally: all of them go out before
