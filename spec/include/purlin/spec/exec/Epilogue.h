@@ -222,24 +222,9 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_ROW_SPLIT
 #define PURLIN_EPI_ROW_SPLIT 1
 #endif
-/// Where several ranks' statements run side by side (the owned form, kQ >
-/// 1), PURLIN_EPI_STORE_LOADS=N (a measurement build, not yet run on a
-/// GPU) makes their storing pass load N ranks' inputs of a vector before
-/// the first of those ranks stores. 0 (the default): each rank loads,
-/// computes and stores in turn, and the compiler cannot move a rank's
-/// loads above the previous rank's stores (they might alias), so the
-/// storing pass waits one memory round trip a rank: 8 of them for 8 ranks
-/// (the fused two-shot's SASS, thirty-first session, docs/performance.md).
-/// N = 2 makes it 4 (ptxas: 128 registers, 50 bytes of spill against 125
-/// and none); N = 4 makes it 2 but spills 478 bytes.
-#ifndef PURLIN_EPI_STORE_LOADS
-#define PURLIN_EPI_STORE_LOADS 0
-#endif
-
 template <int kMode, bool kOwned>
 constexpr bool kEpiRowSplit =
-    PURLIN_EPI_ROW_SPLIT == 2 || (PURLIN_EPI_ROW_SPLIT == 1 && kMode == kEpiFused && !kOwned) ||
-    (PURLIN_EPI_ROW_SPLIT == 3 && kMode == kEpiFused); // 3: the owned fused form too
+    PURLIN_EPI_ROW_SPLIT == 2 || (PURLIN_EPI_ROW_SPLIT == 1 && kMode == kEpiFused && !kOwned);
 
 /// Whether the register row announces its loads (Tgt::prefetchF8) before
 /// it issues them, by form: the owned apply of the unfused plans (a block
@@ -524,37 +509,14 @@ PURLIN_UNROLL
           if (j < nq)
             E::uniform(EpiRank<Tgt>{t, S, qb + j}, pass, c, P, red[j], u[j]);
         }
-        bool stored = false;
-        constexpr int kLS = PURLIN_EPI_STORE_LOADS < kQ ? PURLIN_EPI_STORE_LOADS : kQ;
-        if constexpr (E::kVecForm && kQ > 1 && kLS > 1 && kQ % kLS == 0)
-          if (pass == E::kReductions && nq == kQ) {
-            // The storing pass of kQ ranks, kLS at a time: a vector's inputs
-            // of kLS ranks loaded (unconditionally: all of them go out before
-            // the first is used), then each of those ranks' statements and
-            // stores in turn. The same values and stores as below, each
-            // rank's in its order (the ranks' stores interleave by vector).
-PURLIN_UNROLL
-            for (int k = 0; k < kV; ++k) {
-              if (k >= nmine)
-                break;
-              detail::innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
-PURLIN_UNROLL
-              for (int j0 = 0; j0 < kQ; j0 += kLS) {
-                float lq[kLS][E::kVecLoads + 1][kEpiVec];
-PURLIN_UNROLL
-                for (int j = 0; j < kLS; ++j)
-                  E::loadVec(EpiVecRank<Tgt>{{t, S, qb + j0 + j}}, c, P, lq[j]);
-PURLIN_UNROLL
-                for (int j = 0; j < kLS; ++j)
-                  E::elementVec(EpiVecRank<Tgt>{{t, S, qb + j0 + j}}, pass, c, P, row[k],
-                                lq[j], acc[j0 + j], red[j0 + j], u[j0 + j]);
-              }
-            }
-            stored = true;
-          }
+        // Each rank loads, computes and stores in turn, so the owned form's
+        // storing pass waits a memory round trip a rank (a rank's loads
+        // cannot pass the previous rank's stores: they may alias). Loading
+        // 2 or 4 ranks' inputs first measured slower, not faster (0.87x and
+        // 0.67x at 128 x 4096; docs/performance.md, thirty-second session).
 PURLIN_UNROLL
         for (int j = 0; j < kQ; ++j) {
-          if (j >= nq || stored)
+          if (j >= nq)
             break;
 PURLIN_UNROLL
           for (int k = 0; k < kV; ++k) {
