@@ -14,8 +14,8 @@
 #   tools/gpu-ll-ab.sh run
 #       on the GPU machine (carry gen-ll-ab): REV's bench, this tree's,
 #       and this tree's measurement builds LL_AB_FLAGS ("F1|F2": the CUDA
-#       flags of each, v1, v2, ...; default -DPURLIN_LL_NO_MISMATCH=1 and
-#       -DPURLIN_LL_MISMATCH_COLD=1; empty: none) built in parallel
+#       flags of each, v1, v2, ...; default -DPURLIN_LL_NO_MISMATCH=1, the
+#       floor without the mismatch check; empty: none) built in parallel
 #       (all_reduce_ll only), then timed alternately, three rounds,
 #       PURLIN_ONE_LAUNCH=0 (barriers kept), 8 B .. 32 KiB; a table of the
 #       best of the rounds per size last. Logs in $OUT (default
@@ -48,7 +48,7 @@ run)
   LOG=${OUT:-build-ll-ab/logs}
   mkdir -p "$LOG"
   t0=$(date +%s)
-  IFS='|' read -r -a vflags <<<"${LL_AB_FLAGS--DPURLIN_LL_NO_MISMATCH=1|-DPURLIN_LL_MISMATCH_COLD=1}"
+  IFS='|' read -r -a vflags <<<"${LL_AB_FLAGS--DPURLIN_LL_NO_MISMATCH=1}"
   sides=(rev new)
   for i in "${!vflags[@]}"; do sides+=("v$((i + 1))"); done
   for side in "${sides[@]}"; do

@@ -25,7 +25,7 @@
 // set top bit, so a rank whose peer called with other arguments (another
 // count, type or op: a multi-process call's fingerprint,
 // runtime/cuda/Launch.cpp) finds lines of its epoch with another
-// fingerprint and stops with kErrMismatch (lineMismatch) instead of
+// fingerprint and stops with kErrMismatch (flagsMismatch) instead of
 // combining them: before, the flag was the epoch's low 32 bits alone, and
 // two ranks that called with 4095 and 4096 elements (the same lines) both
 // returned success. A flag repeats after 2^24 launches of one plan (a
@@ -52,34 +52,20 @@ namespace sm {
 constexpr int kLineBytes = 16, kLineData = 8;
 
 /// PURLIN_LL_NO_MISMATCH=1 (a measurement build, tools/gpu-ll-ab.sh): no
-/// line is ever a mismatch, so the polls' slow-path check compiles away;
-/// =2 the consume's check only (consumeLinesOp), =3 loadLine's only.
+/// line is ever a mismatch, so the polls' slow-path check compiles away
+/// (the floor the check is measured against).
 #ifndef PURLIN_LL_NO_MISMATCH
 #define PURLIN_LL_NO_MISMATCH 0
 #endif
-/// Two more forms of the consume's check, measurement builds too:
-/// PURLIN_LL_MISMATCH_BREAK=1 leaves the polling loop on a mismatch or the
-/// timeout and reports after it (one exit instead of one per slot);
-/// PURLIN_LL_MISMATCH_LOADED=1 reads the flags the 1,024th poll loaded
-/// (pollLines' `other`), no loads of its own.
-#ifndef PURLIN_LL_MISMATCH_BREAK
-#define PURLIN_LL_MISMATCH_BREAK 0
-#endif
-#ifndef PURLIN_LL_MISMATCH_LOADED
-#define PURLIN_LL_MISMATCH_LOADED 0
-#endif
-/// Whether a line that is not there (its flags are not `flag`, the lane's
-/// llFlag, aux.h) is this launch's from a peer of another fingerprint
-/// (llFlagMismatch). One volatile load, on the slow path only (a poll that
-/// has waited 1,024 rounds).
-__device__ __forceinline__ bool lineMismatch(const char *line, uint32_t flag) {
+/// Whether a line's loaded flags, not `flag` (the lane's llFlag, aux.h),
+/// are this launch's from a peer of another fingerprint (llFlagMismatch).
+/// The check reads the flags a poll has already loaded, on the slow path
+/// only (a poll that has waited 1,024 rounds): no load of its own. (A
+/// check that loaded the lines again cost 0.13-0.29 us a call at 8 B ..
+/// 8 KiB, out of line too; docs/performance.md, thirty-second session.)
+__device__ __forceinline__ bool flagsMismatch(uint64_t lo, uint64_t hi, uint32_t flag) {
   if (PURLIN_LL_NO_MISMATCH == 1)
     return false;
-  uint64_t lo, hi;
-  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-               : "=l"(lo), "=l"(hi)
-               : "l"(line)
-               : "memory");
   return llFlagMismatch((uint32_t)(lo >> 32), (uint32_t)(hi >> 32), flag);
 }
 
@@ -106,49 +92,25 @@ __device__ __forceinline__ void storeLine(char *line, uint64_t data,
                : "memory");
 }
 
-/// One load of the line, no waiting: whether both flags show `flag`.
+/// One load of the line, no waiting: whether both flags show `flag`;
+/// lo and hi the line's two elements as loaded.
 __device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
-                                         uint64_t &data) {
-  uint64_t lo, hi;
+                                         uint64_t &data, uint64_t &lo, uint64_t &hi) {
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(lo), "=l"(hi)
                : "l"(line)
                : "memory");
   return unpackLine(lo, hi, flag, data);
 }
-
-/// PURLIN_LL_MISMATCH_COLD=1 (a measurement build, tools/gpu-ll-ab.sh):
-/// the consume's check of its missing lines for a mismatch (a poll that
-/// has waited 1,024 rounds) is a call, out of the polling loop's code,
-/// instead of NS inlined loads.
-#ifndef PURLIN_LL_MISMATCH_COLD
-#define PURLIN_LL_MISMATCH_COLD 0
-#endif
-/// Whether any missing line (bit u of `missing`: slot u's line at `off`)
-/// is a peer's of another fingerprint (lineMismatch).
-template <int NS>
-__device__ __forceinline__ bool linesMismatch(const char *const *s, uint32_t missing,
-                                              int64_t off, uint32_t flag) {
-#pragma unroll
-  for (int u = 0; u < NS; ++u)
-    if ((missing >> u & 1u) && lineMismatch(s[u] + off, flag))
-      return true;
-  return false;
-}
-/// linesMismatch as a call (PURLIN_LL_MISMATCH_COLD), the slots' pointers
-/// passed by value.
-template <int NS> struct LinePtrs {
-  const char *p[NS];
-};
-template <int NS>
-__device__ __noinline__ bool linesMismatchCold(LinePtrs<NS> s, uint32_t missing, int64_t off,
-                                               uint32_t flag) {
-  return linesMismatch<NS>(s.p, missing, off, flag);
+__device__ __forceinline__ bool peekLine(const char *line, uint32_t flag,
+                                         uint64_t &data) {
+  uint64_t lo, hi;
+  return peekLine(line, flag, data, lo, hi);
 }
 
 /// Polls the line until both flags show `flag`; false after the timeout,
 /// or, given the lane's aux words, when the line is a peer's of another
-/// fingerprint (lineMismatch, reported into the error word here as `who`'s).
+/// fingerprint (flagsMismatch, reported into the error word here as `who`'s).
 __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
                                          uint64_t &data, uint64_t timeout,
                                          const uint64_t *aux = nullptr,
@@ -157,10 +119,11 @@ __device__ __forceinline__ bool loadLine(const char *line, uint32_t flag,
     return true;
   const uint64_t start = globalTimerNs();
   for (uint32_t i = 1;; ++i) {
-    if (peekLine(line, flag, data))
+    uint64_t lo, hi;
+    if (peekLine(line, flag, data, lo, hi))
       return true;
     if ((i & 1023) == 0) {
-      if (PURLIN_LL_NO_MISMATCH != 3 && aux && lineMismatch(line, flag)) {
+      if (aux && flagsMismatch(lo, hi, flag)) {
         reportError(aux, kErrMismatch | who);
         return false;
       }
@@ -400,7 +363,7 @@ __device__ __forceinline__ uint32_t pollLines(const char *const (&s)[NS], int ns
     uint32_t m = 0;
 #pragma unroll
     for (int u = 0; u < NS; ++u)
-      m |= (uint32_t)llFlagMismatch((uint32_t)(lo[u] >> 32), (uint32_t)(hi[u] >> 32), flag) << u;
+      m |= (uint32_t)flagsMismatch(lo[u], hi[u], flag) << u;
     *other = m & ((1u << ns) - 1);
   }
   return missing & ((1u << ns) - 1);
@@ -437,63 +400,22 @@ __device__ __forceinline__ bool consumeLinesOp(const char *const *src, int ns,
     uint32_t missing = pollLines(s, ns, j, flag, v);
     if (missing) {
       uint64_t start = 0;
-      int bad = 0;
       for (uint32_t i = 1; missing; ++i) {
-        if constexpr (PURLIN_LL_MISMATCH_LOADED) {
-          // The check reads the flags this poll loaded (no loads of its own).
-          if ((i & 1023) == 0) {
-            uint32_t other = 0;
-            missing = pollLines(s, ns, j, flag, v, &other);
-            if (missing & other) {
-              reportError(ctx.aux, kErrMismatch | ctx.who);
-              return false;
-            }
-            if (missing && lateTimedOut(start, ctx))
-              return false;
-          } else {
-            missing = pollLines(s, ns, j, flag, v);
-          }
-          continue;
-        }
-        missing = pollLines(s, ns, j, flag, v);
-        if (missing && (i & 1023) == 0) {
-          if constexpr (PURLIN_LL_MISMATCH_BREAK) {
-            if (linesMismatch<NS>(s, missing, j * kLineBytes, flag)) {
-              bad = 2;
-              break;
-            }
-            if (lateTimedOut(start, ctx)) {
-              bad = 1;
-              break;
-            }
-            continue;
-          }
+        if ((i & 1023) == 0) {
           // A missing line of this epoch with another fingerprint: a peer
-          // called with other arguments (reported; the caller stops).
-          bool other;
-          if constexpr (PURLIN_LL_MISMATCH_COLD) {
-            LinePtrs<NS> ps;
-#pragma unroll
-            for (int u = 0; u < NS; ++u)
-              ps.p[u] = s[u];
-            other = linesMismatchCold<NS>(ps, missing, j * kLineBytes, flag);
-          } else if constexpr (PURLIN_LL_NO_MISMATCH == 2) {
-            other = false;
-          } else {
-            other = linesMismatch<NS>(s, missing, j * kLineBytes, flag);
-          }
-          if (other) {
+          // called with other arguments (reported; the caller stops). The
+          // check reads the flags this poll loaded.
+          uint32_t other = 0;
+          missing = pollLines(s, ns, j, flag, v, &other);
+          if (missing & other) {
             reportError(ctx.aux, kErrMismatch | ctx.who);
             return false;
           }
-          if (lateTimedOut(start, ctx))
+          if (missing && lateTimedOut(start, ctx))
             return false; // the timeout read here only: no load before the polls
+        } else {
+          missing = pollLines(s, ns, j, flag, v);
         }
-      }
-      if (bad) {
-        if (bad == 2)
-          reportError(ctx.aux, kErrMismatch | ctx.who);
-        return false;
       }
     }
     uint64_t out = v[0];
