@@ -46,6 +46,10 @@
 #             since the twenty-fourth session), then the residual updated in
 #             place (--inplace 2: res_out at res, no overlap for any plan
 #             since the twenty-fifth); builds what epi builds
+#   probe     tools/gpu-epilogue.sh probe gen-epi (each kernel's own time
+#             under ncu: the fused kernel, the unfused plans' two kernels,
+#             the pair's two; PROBE_TOKENS, default "1 32"); builds what
+#             epi builds
 #   timing    tools/gpu-epilogue.sh timing gen-epi (the fused row's cycle
 #             table, 4096 x 1 and 16; a build of its own; EPI_BENCH_ARGS=
 #             "--inplace 1" times the in-place plans' rows)
@@ -112,7 +116,7 @@ run)
        -DPURLIN_GEN_DIR="$PWD/gen-dp" && ninja -C build-dp-ll512 -j4 purlin-bench) \
       >"$L/build-ll512.log" 2>&1 &
   }
-  { has epi || has inplace; } && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
+  { has epi || has inplace || has probe; } && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
@@ -180,6 +184,9 @@ run)
               bash tools/gpu-epilogue.sh timing gen-epi
             # one line a form and row shape (the marks of a sampled call)
             sed -n '/== cycles/,$p' "$L/timing.txt" | sort -u -t: -k1,1 | head -24 ;;
+    probe) step probe 60 env PROBE_TOKENS="${PROBE_TOKENS:-1 32}" PROBE_TIMEOUT=100 \
+             bash tools/gpu-epilogue.sh probe gen-epi
+           grep -hE "^==|^  " "$L/probe.txt" | head -40 ;;
     py) step py 200 env PYTEST_TIMEOUT=150 PYTEST_MP_TIMEOUT=200 bash tools/python-gpu.sh run
         grep -hE "passed|failed|error|==" "$L/py.txt" | head -20 ;;
     gen-all) step gen-all 400 env PURLIN_GPU_QUICK=1 bash tools/gpu.sh gen-all ;;
