@@ -415,6 +415,9 @@ ab)
     { $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,20,128,1000,4096 --hidden 1024,4096,8192
       $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
+      $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192
+      $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+      PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
     } >"$LOG/ab-test.log" 2>&1
     grep -E "FAIL|FATAL" "$LOG/ab-test.log" | head -20
     echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/ab-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
@@ -427,13 +430,17 @@ ab)
         ${EPI_BENCH_ARGS:-} >"$LOG/ab-$side-$round.log" 2>&1 || echo "$side round $round: rc $?"
     done
   done
-  # Three tables: the chooser's fused plan (bench columns 4 and 5), the
-  # fused two-shot forced (column 7: the owned form at every size), and the
-  # one-shot on 32 lanes (column 15, d_wide: all_reduce_rmsnorm_direct_wide).
+  # Five tables: the chooser's fused plan (bench columns 4 and 5), the
+  # fused two-shot forced (column 7: the owned form at every size), the
+  # unfused plans (columns 8 and 9: d_apart, 2s_apart, each as two
+  # launches) and the one-shot on 32 lanes (column 15, d_wide:
+  # all_reduce_rmsnorm_direct_wide).
   python3 - "$LOG" "${sides[@]}" <<'PY'
 import sys, glob
 log, sides = sys.argv[1], sys.argv[2:]
 for title, col, plancol in (("the chooser's fused plan", 3, 4), ("the fused two_shot, forced", 6, None),
+                            ("d_apart, the unfused one-shot", 7, None),
+                            ("2s_apart, the unfused two-shot", 8, None),
                             ("d_wide, the one-shot on 32 lanes", 14, None)):
     print(f"== {title}, us (the better of two runs each); x: base / this")
     best, pair = {}, {}

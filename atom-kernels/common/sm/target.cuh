@@ -444,6 +444,18 @@ template <class P, class = void> struct PlanApplies {
 template <class P> struct PlanApplies<P, VoidT<decltype(P::kApply)>> {
   static constexpr bool value = P::kApply;
 };
+/// Whether the launch of plan function struct P needs epochs for syncs of
+/// its own (not boundary syncs) with every rank in this launch: P's inner
+/// syncs, or, where its epilogue runs as a launch of its own, only those
+/// before it (P::kApartInnerSyncs: the unfused one-shot's syncs all follow
+/// the stash, so that launch keeps no epoch and its blocks wait for none,
+/// as the plain all-reduce's).
+template <class P, bool = PlanApplies<P>::value> struct OneLaunchSyncs {
+  static constexpr bool value = P::kInnerSyncs;
+};
+template <class P> struct OneLaunchSyncs<P, true> {
+  static constexpr bool value = P::kApartInnerSyncs;
+};
 
 /// The body of the kernel for element type E, ops OPS and plan function
 /// Plan::run. Epochs are kept unless every rank runs in this launch and the
@@ -455,7 +467,7 @@ template <class E, uint32_t OPS, class Plan,
 __device__ __forceinline__ void runPlan(const exec::Shared &S, int first) {
   PURLIN_EPI_MARK(0);
   const int rank = first + (int)blockIdx.y, lane = (int)blockIdx.x;
-  const bool epochs = Plan::kInnerSyncs || !S.oneLaunch;
+  const bool epochs = !S.oneLaunch || OneLaunchSyncs<Plan>::value;
   Atoms<E, OPS, Plan::kLines> t(S, rank, lane,
                                 epochs ? bumpEpoch(S, rank, lane) : 0, epochs);
   t.setLaunch(exec::liveLanesOf(S), PlanApplies<Plan>::value && S.oneLaunch != 0);
@@ -636,7 +648,7 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
   // A plan whose syncs are all boundary syncs, with every rank in this
   // launch, skips them all: its blocks wait for none.
-  const bool independent = !Plan::kInnerSyncs && S->oneLaunch != 0;
+  const bool independent = !OneLaunchSyncs<Plan>::value && S->oneLaunch != 0;
   const int e = Launch(k, S, first, n, stream, slot, PlanThreads<Plan>::value,
                        independent);
   if constexpr (PlanApplies<Plan>::value)
@@ -676,10 +688,12 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };
 // A plan whose epilogue may run as a launch of its own (the unfused plans:
-// APPLY its consume from received, SHAPE its rows x elements).
+// APPLY its consume from received, SHAPE its rows x elements). INNER_SYNCS
+// 2: inner syncs, none before the epilogue (the launch apart has none).
 #define PURLIN_PLAN_FN_APPLY(NAME, FN, INNER_SYNCS, LINES, APPLY, SHAPE)       \
   struct PlanFn_##NAME {                                                       \
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
+    static constexpr bool kApartInnerSyncs = (INNER_SYNCS) == 1;               \
     static constexpr int kLines = (LINES);                                     \
     static constexpr bool kApply = true;                                       \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \

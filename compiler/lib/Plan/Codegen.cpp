@@ -389,19 +389,26 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     e.plan(i, plans[i]);
   // The last arguments: whether the plan has syncs that are not boundary
   // syncs (when it has none and every rank runs in one launch, a target
-  // need not keep epochs), and the line formats of its flagged-line moves
-  // (exec::LineFmtBits: a target need not build the others' datapath).
+  // need not keep epochs; 2: it has some, but none before its epilogue's
+  // launch of its own, so that the launch before it need not either), and
+  // the line formats of its flagged-line moves (exec::LineFmtBits: a target
+  // need not build the others' datapath).
   for (size_t i = 0; i < plans.size(); ++i) {
-    bool inner = false;
+    const ApplySplit ap = applySplit(plans[i]);
+    bool inner = false, innerApart = false;
     int lines = 0;
-    for (auto &st : plans[i].steps) {
-      inner |= ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary) ||
-               st.flagged(); // flagged lines carry the epoch
+    for (size_t s = 0; s < plans[i].steps.size(); ++s) {
+      const Step &st = plans[i].steps[s];
+      const bool own =
+          ((st.kind == StepKind::Notify || st.kind == StepKind::Wait) && !st.boundary) ||
+          st.flagged(); // flagged lines carry the epoch
+      inner |= own;
+      innerApart |= own && (int)s < ap.split;
       lines |= exec::lineFmtBit((int)st.lines);
     }
     os << "PURLIN_PLAN_ENTRY(p" << i << ", plan_" << i << ", " << (reduces ? 1 : 0) << ", "
-       << (inner ? 1 : 0) << ", " << lines;
-    if (applySplit(plans[i]).apply >= 0)
+       << (!inner ? 0 : ap.apply >= 0 && !innerApart ? 2 : 1) << ", " << lines;
+    if (ap.apply >= 0)
       os << ", apply_" << i << ", applyShape_" << i;
     os << ")\n";
   }
