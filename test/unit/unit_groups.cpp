@@ -3,8 +3,7 @@
 // writes them (a sub-group's sets, a shift's map, every other rank, the
 // hierarchical all-reduce's reduce-scatter), every rank count 1..8 and every
 // group size, the peers, flows, boxes and staging parts the executor
-// computes equal those counted name by name. And splitRange's pieces, and
-// rowOwner, their inverse.
+// computes equal those counted name by name. And splitRange's pieces.
 #include "check.h"
 
 #include "purlin/spec/Exec.h"
@@ -188,26 +187,8 @@ void splitRanges() {
   CHECK_EQ(bad, 0);
 }
 
-// rowOwner (exec/State.h) names, for every x, the piece of splitRange(n,
-// parts, ., 1) that holds x: the owner whose area an owned stash kept row
-// x in (applyRowsFromOwners reads it there).
-void rowOwners() {
-  int bad = 0, checked = 0;
-  for (int64_t n : {1, 2, 3, 5, 7, 8, 9, 16, 31, 128, 1000, 4096})
-    for (int64_t parts : {1, 2, 3, 4, 5, 7, 8, 16, 32})
-      for (int64_t i = 0; i < parts; ++i) {
-        int64_t a, b;
-        splitRange(n, parts, i, 1, a, b);
-        for (int64_t x = a; x < b; ++x, ++checked)
-          bad += rowOwner(x, n, parts) != i;
-      }
-  CHECK_EQ(bad, 0);
-  CHECK(checked > 10000);
-}
-
 int main() {
   splitRanges();
-  rowOwners();
   laws<GroupAllReduce>("sub-group all-reduce");
   laws<Shift>("shift");
   laws<Evens>("every other rank");

@@ -312,21 +312,11 @@ struct Emitter {
     if (ap.apply >= 0) {
       // The epilogue's launch of its own: the consume from received alone,
       // and the rows x elements a rank applies (for the launch's grid: the
-      // clause's rows). In the owned form every rank's lanes run after
-      // every owner's stash (the launch boundary), so each rank applies
-      // every row for itself, reading the row from its owner's area
-      // (applyRowsFromOwners: a block a row and rank, as the one-shot
-      // apply, where the owned apply's blocks were an owner's rows, each
-      // running all R ranks' statements).
-      Step st = p.steps[ap.apply];
-      const bool owned = st.sel == Selection::Owned;
+      // clause's rows, or an owner's share of them, ceil(rows / R), in the
+      // owned form: epiRows cuts rows piece r of R).
+      const Step &st = p.steps[ap.apply];
       os << "template <class Tgt> PURLIN_HD void apply_" << i << "(Tgt &t) {\n";
-      if (owned)
-        os << "  applyRowsFromOwners<Clause" << st.clause << ", Epilogue" << st.clause
-           << ">(t, 0);\n";
-      else
-        step(p, st, "0", "  ");
-      st.sel = Selection::Mine; // the shape: every row
+      step(p, st, "0", "  ");
       os << "}\ninline void applyShape_" << i
          << "(const Shared *S, int64_t *rows, int64_t *inner) {\n"
          << "  " << laneRowShape(st, "*rows, *inner") << "\n}\n\n";

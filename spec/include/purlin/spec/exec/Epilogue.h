@@ -166,9 +166,6 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   /// holds the value for every rank's statements (epiRowGeneral).
   bool held = false;
   float heldRecv = 0.0f;
-  /// Whose received area kSrcReceived reads: this rank's (-1), or the
-  /// row's owner's (applyRowsFromOwners).
-  int area = -1;
   PURLIN_HD float recv() const {
     if (held)
       return heldRecv;
@@ -176,11 +173,9 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
     const Shared &S = this->S;
     // Kept by a consume `to received` in this rank's own area, at the
     // name's destination offset (whichever rank r the statements run for:
-    // the owned apply runs them for every rank over the rows it owns), or
-    // in the row's owner's (applyRowsFromOwners).
+    // the owned apply runs them for every rank over the rows it owns).
     if (src == kSrcReceived)
-      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, area >= 0 ? area : t.rank()),
-                       C::toIndex(c, S.P));
+      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, t.rank()), C::toIndex(c, S.P));
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
@@ -285,18 +280,17 @@ PURLIN_HD bool epiReceivedAligned(const Shared &S, int r, int64_t i0) {
 
 template <class C, class E, int kMode = kEpiFused, class Tgt>
 PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
-                         const int64_t *ext, int64_t ninner, int area) {
+                         const int64_t *ext, int64_t ninner) {
   // ceil(vectors / threads) > kEpiRowVecs, without the division
   if (ninner % kEpiVec != 0 ||
       ninner / kEpiVec > (int64_t)Tgt::kEpiRowVecs * t.threads())
     return false;
   const Params &P = S.P;
-  // The received area (rank `area`'s: the stash stores into its own, the
-  // apply reads its own or the row owner's) lies at the destination's
-  // offsets, as f32.
+  // The received area (this rank's: the stash stores into it, the apply
+  // reads it) lies at the destination's offsets, as f32.
   if constexpr (kMode != kEpiFused)
     if (!epiRowRun<C, E, true>(P, c, ext) ||
-        !epiReceivedAligned<C>(S, area, C::toIndex(c, P)))
+        !epiReceivedAligned<C>(S, t.rank(), C::toIndex(c, P)))
       return false;
   if constexpr (kMode == kEpiApply)
     return true;
@@ -359,12 +353,10 @@ PURLIN_UNROLL
 /// area only (the owned form's owner applies it later).
 /// kVCap > 0: at most kVCap vectors a thread (the caller checked that the
 /// row fits), a smaller instantiation (PURLIN_EPI_ROW_SPLIT).
-/// area: the rank whose received area the apply reads (its own, or the
-/// row owner's: applyRowsFromOwners).
 template <class C, class E, int kQ, int kMode = kEpiFused, int kVCap = 0, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
-                              int q0, int q1, int area) {
+                              int q0, int q1) {
   constexpr int kV =
       kVCap > 0 && kVCap < Tgt::kEpiRowVecs ? kVCap : Tgt::kEpiRowVecs;
   const Params &P = S.P;
@@ -432,12 +424,12 @@ PURLIN_UNROLL
   PURLIN_EPI_MARK(3);
   if constexpr (kMode == kEpiApply) {
     // The received values, as the stash stored them: no combine.
-    const char *from = detail::receivedOf<C>(S, area);
+    const char *area = detail::receivedOf<C>(S, t.rank());
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
-      t.loadF32x8(from, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
+      t.loadF32x8(area, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
     }
   } else {
     // The contributions kEpiLoads ranks at a time: their loads are issued
@@ -679,13 +671,8 @@ namespace detail {
 /// (kEpiStash) keeps the rows in this rank's own area and the apply
 /// (kEpiApply) reads them from it, owned or not: both cut ownership alike
 /// (rows piece r of R), so the owner applies the rows it kept.
-/// kFromOwners (one-shot apply only): each row's received values read from
-/// its owner's area (rowOwner), where an owned stash kept them.
-template <class C, class E, bool kOwned, int kMode = kEpiFused, bool kFromOwners = false,
-          class Tgt>
+template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
 PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
-  static_assert(!kFromOwners || (kMode == kEpiApply && !kOwned),
-                "only the one-shot apply reads the owners' areas");
   if (t.aborted())
     return;
   static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
@@ -708,18 +695,15 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   PURLIN_EPI_MARK(1);
   for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
     rowStart<C, E>(row, ext, c);
-    const int area = kFromOwners ? rowOwner(row, nrows, S.R) : t.rank();
-    if constexpr (kFromOwners)
-      x.area = area;
-    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner, area)) {
+    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
       // A row of one vector a thread in an instantiation of its own
       // (kEpiRowSplit).
       if constexpr (kEpiRowSplit<kMode, kOwned>)
         if (ninner / kEpiVec <= (int64_t)t.threads()) {
-          consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1, area);
+          consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1);
           continue;
         }
-      consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1, area);
+      consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1);
       continue;
     }
     if constexpr (kMode == kEpiStash)
@@ -921,20 +905,6 @@ PURLIN_HD void applyRows(Tgt &t, int chunk) {
 template <class C, class E, class Tgt>
 PURLIN_HD void applyRowsOwned(Tgt &t, int chunk) {
   detail::epiRows<C, E, true, kEpiApply>(t, kSrcReceived, chunk);
-}
-
-/// applyRowsOwned's outputs, cut as applyRows cuts the rows (this rank's
-/// outputs of every row, lane l of chunk k taking piece (k, l)), each row's
-/// received values read from its owner's area (rowOwner: rows piece r of
-/// R, where stashRowsOwned kept them): the epilogue's launch of its own of
-/// two_shot_unfused, where every rank's lanes run after every stash (a
-/// launch boundary, not a sync, orders them). A rank's statements, and so
-/// its outputs, are the owned apply's bit for bit; its blocks are rows x
-/// ranks rather than a rank's owned rows x 1, each running one rank's
-/// statements where the owned apply's ran all R.
-template <class C, class E, class Tgt>
-PURLIN_HD void applyRowsFromOwners(Tgt &t, int chunk) {
-  detail::epiRows<C, E, false, kEpiApply, true>(t, kSrcReceived, chunk);
 }
 
 } // namespace exec

@@ -266,15 +266,6 @@ PURLIN_HD void splitRange(int64_t n, int64_t parts, int64_t i, int64_t g,
     b = a;
 }
 
-/// The piece of splitRange(n, parts, ., 1) that holds x (0 <= x < n): the
-/// last i whose range starts at or before x, floor(n i / parts) <= x, i.e.
-/// ceil((x + 1) parts / n) - 1 (pieces before it that are empty start
-/// there too). The owner of row x where R ranks own rows piece r of R.
-PURLIN_HD int rowOwner(int64_t x, int64_t n, int64_t parts) {
-  const int64_t i = ((x + 1) * parts + n - 1) / n - 1;
-  return (int)(i < 0 ? 0 : i >= parts ? parts - 1 : i);
-}
-
 /// The names [lo, hi) of a box of n that piece `piece` of `pieces` takes:
 /// of the whole box, or (owned) of rank r's part of R, each cut on
 /// multiples of g (the register consume and the unfused plans' stash cut
