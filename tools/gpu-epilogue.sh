@@ -86,8 +86,12 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 DIR=${2:-gen-epi}
 # The collectives the bench's main columns need (variants and ab build these
-# alone; EPI_VARIANT_GEN another set).
+# alone; EPI_VARIANT_GEN another set). ab also builds the unfused plans'
+# copies, for its d_apart and 2s_apart tables and their tests (the
+# thirty-third session's first ab call lacked them).
 BENCH_GEN=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}
+[ "$mode" = ab ] && [ -z "${EPI_VARIANT_GEN:-}" ] &&
+  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused"
 # benchBuild NAME SRC FLAGS JOBS TARGETS...: configure the tree at SRC into
 # build-gpu-epi-NAME (BENCH_GEN's collectives from SRC/$DIR, CUDA flags
 # FLAGS) and build TARGETS, logs under $LOG; says so where it fails.
