@@ -529,6 +529,22 @@ struct LeanGenLL : Keeps {
       t.abort();
   }
 };
+// LeanGenLL with the lane's barrier between its push and its consume, as
+// every batch form has (thirty-third session: the generated halves each
+// cost 0.1-0.2 us over the batch floor at 4 lanes, together 0.8; whether
+// it is the consume's polls starting while the lane still pushes).
+struct LeanGenLLBarrier : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const bool pushed = pushRegisters<Clause0>(t, 0, kFlagged);
+    __syncthreads();
+    if (!pushed ||
+        !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
+                                   t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
+      t.abort();
+  }
+};
 // The batch LL with stagePush's whole code in the kernel behind a branch
 // never taken (a count no call has): the generated kernel's registers and
 // size, the batch's executed path.
@@ -628,6 +644,7 @@ int main() {
             {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1},
             {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1},
             {"lean generated LL (register steps)", probe::entry<probe::LeanGenLL>, probe::layoutLines, 1},
+            {"  the same, a barrier between", probe::entry<probe::LeanGenLLBarrier>, probe::layoutLines, 1},
             {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
