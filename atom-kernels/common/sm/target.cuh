@@ -459,8 +459,9 @@ template <class P> struct OneLaunchSyncs<P, true> {
 
 /// The body of the kernel for element type E, ops OPS and plan function
 /// Plan::run. Epochs are kept unless every rank runs in this launch and the
-/// plan's only syncs are boundary syncs (all skipped then: no signal word is
-/// read or written).
+/// only syncs this launch runs are boundary syncs (all skipped then: no
+/// signal word is read or written; OneLaunchSyncs: the plan's, or those
+/// before its epilogue's launch of its own).
 /// Atoms: the lane's class (Target, or another datapath's built on it).
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
