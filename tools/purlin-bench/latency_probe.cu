@@ -545,6 +545,43 @@ struct LeanGenLLBarrier : Keeps {
       t.abort();
   }
 };
+// Each half's cycles (clock64 on the block's first thread, after the
+// barrier that closes the half), summed over the calls per (rank, lane):
+// the four crossings of the generated and the batch halves, so the table
+// after the probe's says which half grows where both are generated
+// (thirty-third session: 3.24 and 3.20 us crossed, 3.88 both generated,
+// at 4 lanes; the generated push already ends on the lane's barrier).
+__device__ unsigned long long g_phase[2 * 8 * 16];
+template <int Push, int Cons> struct PhasesLL : Keeps {
+  static constexpr bool kLines = true;
+  template <class T> __device__ static void run(T &t) {
+    const Shared &S = t.shared();
+    const long long c0 = clock64();
+    if (Push) {
+      if (!pushRegisters<Clause0>(t, 0, kFlagged))
+        t.abort();
+    } else {
+      batchPush<false>(t);
+      __syncthreads();
+    }
+    const long long c1 = clock64();
+    if (Cons) {
+      if (!t.aborted() &&
+          !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
+                                     t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
+        t.abort();
+    } else {
+      batchConsume<false, false>(t);
+      __syncthreads();
+    }
+    const long long c2 = clock64();
+    if (threadIdx.x == 0 && t.rank() < 8 && t.lane() < 16) {
+      const int b = t.rank() * 16 + t.lane();
+      atomicAdd(&g_phase[2 * b], (unsigned long long)(c1 - c0));
+      atomicAdd(&g_phase[2 * b + 1], (unsigned long long)(c2 - c1));
+    }
+  }
+};
 // The batch LL with stagePush's whole code in the kernel behind a branch
 // never taken (a count no call has): the generated kernel's registers and
 // size, the batch's executed path.
@@ -611,6 +648,7 @@ int main() {
     purlin_cuda_entry_t fn;
     int64_t (*layout)(purlin_shared_t *) = probe::layout;
     int exclusive = 0;
+    bool phases = false; // PhasesLL: its halves' cycles printed after the table
   } vs[] = {{"empty (launch + epoch)", probe::entry<probe::Empty>},
             {"empty, no epoch", probe::entry<probe::EmptyNoEpoch>},
             {"flag barriers only", probe::entry<probe::Sync>},
@@ -645,7 +683,11 @@ int main() {
             {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1},
             {"lean generated LL (register steps)", probe::entry<probe::LeanGenLL>, probe::layoutLines, 1},
             {"  the same, a barrier between", probe::entry<probe::LeanGenLLBarrier>, probe::layoutLines, 1},
-            {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1}};
+            {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1},
+            {"halves timed: batch, batch", probe::entry<probe::PhasesLL<0, 0>>, probe::layoutLines, 1, true},
+            {"halves timed: gen push, batch", probe::entry<probe::PhasesLL<1, 0>>, probe::layoutLines, 1, true},
+            {"halves timed: batch, gen consume", probe::entry<probe::PhasesLL<0, 1>>, probe::layoutLines, 1, true},
+            {"halves timed: gen, gen", probe::entry<probe::PhasesLL<1, 1>>, probe::layoutLines, 1, true}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
@@ -670,9 +712,14 @@ int main() {
               std::getenv("PURLIN_ONE_LAUNCH") ? " (PURLIN_ONE_LAUNCH set)" : "");
   std::printf("%-26s %8s %8s %8s %8s\n", "plan", "1 lane", "2 lanes", "4 lanes",
               "16 lanes");
+  std::string phases; // the PhasesLL rows' halves, printed after the table
   for (auto &v : vs) {
     std::printf("%-26s", v.name);
     for (int lanes : {1, 2, 4, 16}) {
+      if (v.phases) {
+        static const unsigned long long zero[2 * 8 * 16] = {};
+        cudaMemcpyToSymbol(probe::g_phase, zero, sizeof zero);
+      }
       purlin_plan_info plan = {"probe", lanes, 1, 2, 0, 0, 0, -1, v.layout,
                                nullptr, v.fn, v.exclusive};
       purlin_collective_info info = {"all_reduce", probe::kDesc, "sm_90", 1, &plan};
@@ -702,12 +749,31 @@ int main() {
       float ms = 0;
       cudaEventElapsedTime(&ms, e0, e1);
       std::printf(" %8.2f", ms);
+      if (v.phases) {
+        // 2,000 calls (the graph launched twice); lanes x 8 blocks
+        unsigned long long ph[2 * 8 * 16];
+        cudaMemcpyFromSymbol(ph, probe::g_phase, sizeof ph);
+        double sum[2] = {0, 0}, most[2] = {0, 0};
+        for (int r = 0; r < R; ++r)
+          for (int l = 0; l < lanes; ++l)
+            for (int k = 0; k < 2; ++k) {
+              const double c = (double)ph[2 * (r * 16 + l) + k] / 2000.0;
+              sum[k] += c;
+              most[k] = c > most[k] ? c : most[k];
+            }
+        char line[200];
+        std::snprintf(line, sizeof line, "%-34s %2d lanes: push %7.0f (max %7.0f)  consume %7.0f (max %7.0f)\n",
+                      v.name, lanes, sum[0] / (R * lanes), most[0], sum[1] / (R * lanes), most[1]);
+        phases += line;
+      }
       cudaGraphExecDestroy(ge);
       cudaGraphDestroy(g);
       purlinCollDestroy(h);
     }
     std::printf("\n");
   }
+  if (!phases.empty())
+    std::printf("# cycles a call of each half, mean (max) over the blocks\n%s", phases.c_str());
   cudaError_t e = cudaDeviceSynchronize();
   std::printf("# %s, comm check %d\n", cudaGetErrorString(e), (int)purlinCommCheck(comm));
   return 0;
