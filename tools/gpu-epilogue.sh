@@ -196,7 +196,8 @@ probe)
   # at hidden 4096, tokens 1 and 128, every form; per kernel name the mean
   # duration, so that the fused kernel, the unfused plans' two kernels and
   # the pair's all-reduce and norm kernels are seen apart from the gaps
-  # between launches. Needs ncu (Firecracker machines have it).
+  # between launches; caches kept between kernels (--cache-control none),
+  # as in the call. Needs ncu (Firecracker machines have it).
   LOG=${OUT:-build-gpu-epi/logs}
   B=build-gpu-epi
   mkdir -p "$LOG"
@@ -211,7 +212,7 @@ probe)
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
   for t in ${PROBE_TOKENS:-1 128}; do
-    timeout ${PROBE_TIMEOUT:-150} "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --print-kernel-base mangled \
+    timeout ${PROBE_TIMEOUT:-150} "$NCU" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv --print-kernel-base mangled \
       $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 2 --hidden 4096 --tokens $t \
       >"$LOG/ncu-$t.csv" 2>"$LOG/ncu-$t.err"
     echo "== tokens $t (rc $?): kernel, launches, mean us"
