@@ -240,6 +240,23 @@ constexpr bool kEpiRowSplit =
 template <int kMode>
 constexpr bool kEpiPrefetch = kMode != kEpiFused || PURLIN_EPI_FUSED_PREFETCH;
 
+/// Where the one-shot register row loads its held inputs (loadHeld in
+/// consumeRowsVec): right after the loads of the row's received values
+/// went out, so that both wait for one memory round trip, in the apply
+/// launch (PURLIN_EPI_HELD_AFTER 1, the default), in every form (2), or
+/// before the received values' loads everywhere (0, as until the
+/// thirty-fourth session). Loaded first, their widening waited for their
+/// data before the apply's area loads were issued (the apply's SASS: two
+/// round trips in a row). In the fused forms the contributions come in
+/// groups, each combined before the next is loaded; there ptxas placed the
+/// held loads after the groups (2: a measurement build).
+#ifndef PURLIN_EPI_HELD_AFTER
+#define PURLIN_EPI_HELD_AFTER 1
+#endif
+template <int kMode>
+constexpr bool kEpiHeldAfter =
+    PURLIN_EPI_HELD_AFTER == 2 || (PURLIN_EPI_HELD_AFTER == 1 && kMode == kEpiApply);
+
 namespace detail {
 /// Whether the register row can take row `c` (row coordinates set, inner
 /// coordinates 0): every contributor's part of the row is one contiguous
@@ -384,6 +401,17 @@ PURLIN_UNROLL
   constexpr int kHeldV = kV < Tgt::kEpiHeldVecs ? kV : Tgt::kEpiHeldVecs;
   const bool held = kHeldT && q1 - q0 == 1;
   float ld[kHeldT && kHeldV > 0 ? kHeldV : 1][E::kVecLoads + 1][kEpiVec];
+  // The held inputs of vector k, loaded and widened (which waits for their
+  // data): first, or (kEpiHeldAfter) right after the loads of the vector's
+  // received values went out (the apply's area, or the fused forms' first
+  // group of contributions).
+  auto loadHeld = [&](int k) {
+    if constexpr (kHeldT)
+      if (held && k < kHeldV) {
+        detail::innerAt<C, E>(((int64_t)th + (int64_t)k * T) * kEpiVec, ext, c);
+        E::loadVec(EpiVecRank<Tgt>{{t, S, q0}}, c, P, ld[k < kHeldV ? k : 0]);
+      }
+  };
   PURLIN_EPI_MARK(2);
   // Where the form announces its loads (kEpiPrefetch: the stash and the
   // apply), every load of the thread's vectors announced first
@@ -391,17 +419,14 @@ PURLIN_UNROLL
   // statements' inputs of each rank q the row runs for; the loads below, a
   // few at a time in registers, then wait for one memory round trip in
   // all, not one each. The fused forms skip the announcements (faster
-  // without them) but still load the held inputs first.
+  // without them).
 PURLIN_UNROLL
   for (int k = 0; k < kV; ++k) {
     if (k >= nmine)
       break;
     const int64_t first = ((int64_t)th + (int64_t)k * T) * kEpiVec;
-    if constexpr (kHeldT)
-      if (held && k < kHeldV) {
-        detail::innerAt<C, E>(first, ext, c);
-        E::loadVec(EpiVecRank<Tgt>{{t, S, q0}}, c, P, ld[k < kHeldV ? k : 0]);
-      }
+    if constexpr (!kEpiHeldAfter<kMode>)
+      loadHeld(k);
     if constexpr (kMode != kEpiApply && kEpiPrefetch<kMode>) {
 #if defined(PURLIN_EPI_UNGROUPED)
       for (int p = 0; p < S.R; ++p)
@@ -430,6 +455,8 @@ PURLIN_UNROLL
       if (k >= nmine)
         break;
       t.loadF32x8(area, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
+      if constexpr (kEpiHeldAfter<kMode>)
+        loadHeld(k);
     }
   } else {
     // The contributions kEpiLoads ranks at a time: their loads are issued
@@ -460,6 +487,9 @@ PURLIN_UNROLL
             if (p0 + b < S.R)
               t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
         }
+        if constexpr (kEpiHeldAfter<kMode>)
+          if (p0 == 0)
+            loadHeld(k); // while the first group's loads are out
         for (int b = 0; b < kEpiLoads; ++b)
           if (p0 + b < S.R)
             for (int j = 0; j < kEpiVec; ++j)
