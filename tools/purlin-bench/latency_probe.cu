@@ -684,10 +684,10 @@ int main() {
             {"lean generated LL (register steps)", probe::entry<probe::LeanGenLL>, probe::layoutLines, 1},
             {"  the same, a barrier between", probe::entry<probe::LeanGenLLBarrier>, probe::layoutLines, 1},
             {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1},
-            {"halves timed: batch, batch", probe::entry<probe::PhasesLL<0, 0>>, probe::layoutLines, 1, true},
-            {"halves timed: gen push, batch", probe::entry<probe::PhasesLL<1, 0>>, probe::layoutLines, 1, true},
-            {"halves timed: batch, gen consume", probe::entry<probe::PhasesLL<0, 1>>, probe::layoutLines, 1, true},
-            {"halves timed: gen, gen", probe::entry<probe::PhasesLL<1, 1>>, probe::layoutLines, 1, true}};
+            {"LL halves: batch, batch", probe::entry<probe::PhasesLL<0, 0>>, probe::layoutLines, 1, true},
+            {"LL halves: gen push, batch", probe::entry<probe::PhasesLL<1, 0>>, probe::layoutLines, 1, true},
+            {"LL halves: batch, gen consume", probe::entry<probe::PhasesLL<0, 1>>, probe::layoutLines, 1, true},
+            {"LL halves: gen, gen", probe::entry<probe::PhasesLL<1, 1>>, probe::layoutLines, 1, true}};
   const int R = 8;
   // PURLIN_PROBE_COUNT: bf16 elements a rank (default 4096: 8 KiB), a
   // multiple of 8 (the hand-written kernels move 16-byte vectors).
@@ -762,7 +762,7 @@ int main() {
               most[k] = c > most[k] ? c : most[k];
             }
         char line[200];
-        std::snprintf(line, sizeof line, "%-34s %2d lanes: push %7.0f (max %7.0f)  consume %7.0f (max %7.0f)\n",
+        std::snprintf(line, sizeof line, "#  %-26s %2d lanes: push %7.0f (max %7.0f)  consume %7.0f (max %7.0f)\n",
                       v.name, lanes, sum[0] / (R * lanes), most[0], sum[1] / (R * lanes), most[1]);
         phases += line;
       }
