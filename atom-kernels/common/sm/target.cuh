@@ -599,6 +599,15 @@ const void *kernelFor(int dtype, bool slot) {
   }
 }
 
+#ifndef PURLIN_SM_APPLY_VECS
+#define PURLIN_SM_APPLY_VECS 1
+#endif
+/// The vectors of a row each thread of the epilogue's launch of its own
+/// takes (launchApply): 1 by default, a block as wide as the row.
+constexpr int kApplyVecs = PURLIN_SM_APPLY_VECS;
+static_assert(kApplyVecs >= 1 && kApplyVecs <= PURLIN_SM_EPI_ROW_VECS,
+              "the apply's rows must stay in the register row");
+
 /// Launches the plan's epilogue as a launch of its own (Plan::kApply; the
 /// plan's launch held every rank): grid (a block per row, local ranks),
 /// one plain launch (its blocks wait for nothing), threads enough for a
@@ -616,8 +625,12 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   Plan::applyShape(S, &rows, &inner);
   if (n <= 0 || rows <= 0)
     return (int)cudaSuccess;
+  // PURLIN_SM_APPLY_VECS vectors a thread (a measurement build's 2: half
+  // the threads a block, so that two blocks of the apply share an SM; the
+  // register row holds up to Target::kEpiRowVecs).
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
-  int threads = (int)((vecs + 31) / 32 * 32);
+  const int64_t each = (vecs + kApplyVecs - 1) / kApplyVecs;
+  int threads = (int)((each + 31) / 32 * 32);
   constexpr int kMost = PlanThreads<Plan>::value;
   threads = threads < 32 ? 32 : threads > kMost ? kMost : threads;
   const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
