@@ -515,6 +515,13 @@ struct PushRegistersBatchConsume : Keeps {
     batchConsume<false, false>(t);
   }
 };
+// consume's register step as consume calls it (this rank's names, piece
+// lane of K x L, flagged): false where it declined or a line timed out.
+template <class T> __device__ bool genConsume(T &t) {
+  const Shared &S = t.shared();
+  return consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
+                                   t.lane(), detail::clauseOp<Clause0>(S), kFlagged);
+}
 // The generated LL's two register steps alone (pushRegisters, then
 // consumeRegisters as consume calls it), without the generic fallbacks
 // that stagePush and consume carry: whether the generated LL's time over
@@ -522,26 +529,7 @@ struct PushRegistersBatchConsume : Keeps {
 struct LeanGenLL : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
-    const Shared &S = t.shared();
-    if (!pushRegisters<Clause0>(t, 0, kFlagged) ||
-        !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
-                                   t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
-      t.abort();
-  }
-};
-// LeanGenLL with the lane's barrier between its push and its consume, as
-// every batch form has (thirty-third session: the generated halves each
-// cost 0.1-0.2 us over the batch floor at 4 lanes, together 0.8; whether
-// it is the consume's polls starting while the lane still pushes).
-struct LeanGenLLBarrier : Keeps {
-  static constexpr bool kLines = true;
-  template <class T> __device__ static void run(T &t) {
-    const Shared &S = t.shared();
-    const bool pushed = pushRegisters<Clause0>(t, 0, kFlagged);
-    __syncthreads();
-    if (!pushed ||
-        !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
-                                   t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
+    if (!pushRegisters<Clause0>(t, 0, kFlagged) || !genConsume(t))
       t.abort();
   }
 };
@@ -550,12 +538,13 @@ struct LeanGenLLBarrier : Keeps {
 // the four crossings of the generated and the batch halves, so the table
 // after the probe's says which half grows where both are generated
 // (thirty-third session: 3.24 and 3.20 us crossed, 3.88 both generated,
-// at 4 lanes; the generated push already ends on the lane's barrier).
-__device__ unsigned long long g_phase[2 * 8 * 16];
+// at 4 lanes; the generated push already ends on the lane's barrier, so a
+// row with a second barrier there timed nothing new and was dropped).
+constexpr int kPhaseSlots = 2 * 8 * 16; // 2 halves x 8 ranks x 16 lanes
+__device__ unsigned long long g_phase[kPhaseSlots];
 template <int Push, int Cons> struct PhasesLL : Keeps {
   static constexpr bool kLines = true;
   template <class T> __device__ static void run(T &t) {
-    const Shared &S = t.shared();
     const long long c0 = clock64();
     if (Push) {
       if (!pushRegisters<Clause0>(t, 0, kFlagged))
@@ -566,9 +555,7 @@ template <int Push, int Cons> struct PhasesLL : Keeps {
     }
     const long long c1 = clock64();
     if (Cons) {
-      if (!t.aborted() &&
-          !consumeRegisters<Clause0>(t, false, kSrcStaging, kDstSelf, (int64_t)S.K * S.L,
-                                     t.lane(), detail::clauseOp<Clause0>(S), kFlagged))
+      if (!t.aborted() && !genConsume(t))
         t.abort();
     } else {
       batchConsume<false, false>(t);
@@ -682,7 +669,6 @@ int main() {
             {"pushLinesLL alone, batch consume", probe::entry<probe::PushLinesBatchConsume>, probe::layoutLines, 1},
             {"pushRegisters alone, batch consume", probe::entry<probe::PushRegistersBatchConsume>, probe::layoutLines, 1},
             {"lean generated LL (register steps)", probe::entry<probe::LeanGenLL>, probe::layoutLines, 1},
-            {"  the same, a barrier between", probe::entry<probe::LeanGenLLBarrier>, probe::layoutLines, 1},
             {"batch LL, stagePush dead code", probe::entry<probe::BatchLLDeadCode>, probe::layoutLines, 1},
             {"LL halves: batch, batch", probe::entry<probe::PhasesLL<0, 0>>, probe::layoutLines, 1, true},
             {"LL halves: gen push, batch", probe::entry<probe::PhasesLL<1, 0>>, probe::layoutLines, 1, true},
@@ -707,8 +693,9 @@ int main() {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   void *streams[1] = {s};
-  std::printf("# 8 virtual ranks, bf16 sum, %lld bytes per rank, graph of 1000 calls, us per call%s\n",
-              (long long)C * 2,
+  constexpr int kCalls = 1000; // a graph's
+  std::printf("# 8 virtual ranks, bf16 sum, %lld bytes per rank, graph of %d calls, us per call%s\n",
+              (long long)C * 2, kCalls,
               std::getenv("PURLIN_ONE_LAUNCH") ? " (PURLIN_ONE_LAUNCH set)" : "");
   std::printf("%-26s %8s %8s %8s %8s\n", "plan", "1 lane", "2 lanes", "4 lanes",
               "16 lanes");
@@ -717,7 +704,7 @@ int main() {
     std::printf("%-26s", v.name);
     for (int lanes : {1, 2, 4, 16}) {
       if (v.phases) {
-        static const unsigned long long zero[2 * 8 * 16] = {};
+        static const unsigned long long zero[probe::kPhaseSlots] = {};
         cudaMemcpyToSymbol(probe::g_phase, zero, sizeof zero);
       }
       purlin_plan_info plan = {"probe", lanes, 1, 2, 0, 0, 0, -1, v.layout,
@@ -734,7 +721,7 @@ int main() {
       cudaGraph_t g;
       cudaGraphExec_t ge;
       cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-      for (int i = 0; i < 1000; ++i)
+      for (int i = 0; i < kCalls; ++i)
         purlinLaunch(h, &a);
       cudaStreamEndCapture(s, &g);
       cudaGraphInstantiate(&ge, g, 0);
@@ -748,16 +735,16 @@ int main() {
       cudaEventSynchronize(e1);
       float ms = 0;
       cudaEventElapsedTime(&ms, e0, e1);
-      std::printf(" %8.2f", ms);
+      std::printf(" %8.2f", ms * 1000.0f / kCalls); // us a call
       if (v.phases) {
-        // 2,000 calls (the graph launched twice); lanes x 8 blocks
-        unsigned long long ph[2 * 8 * 16];
+        // the graph launched twice; lanes x 8 blocks
+        unsigned long long ph[probe::kPhaseSlots];
         cudaMemcpyFromSymbol(ph, probe::g_phase, sizeof ph);
         double sum[2] = {0, 0}, most[2] = {0, 0};
         for (int r = 0; r < R; ++r)
           for (int l = 0; l < lanes; ++l)
             for (int k = 0; k < 2; ++k) {
-              const double c = (double)ph[2 * (r * 16 + l) + k] / 2000.0;
+              const double c = (double)ph[2 * (r * 16 + l) + k] / (2.0 * kCalls);
               sum[k] += c;
               most[k] = c > most[k] ? c : most[k];
             }
