@@ -529,6 +529,18 @@ __device__ __forceinline__ void runPlanSlot(const SharedSlot *slot, int first) {
     runPlan<E, OPS, Plan, Atoms>(S, first);
 }
 
+#ifndef PURLIN_SM_APPLY_MIN_BLOCKS
+#define PURLIN_SM_APPLY_MIN_BLOCKS 0
+#endif
+/// The epilogue launch's blocks an SM must hold at once (its launch bound):
+/// PURLIN_SM_APPLY_MIN_BLOCKS, or the plan kernel's (0, the default). A
+/// measurement build's 2 caps the apply at 64 registers a thread at 512
+/// threads, so that two of its blocks share an SM.
+template <class Plan> struct ApplyMinBlocks {
+  static constexpr int value =
+      PURLIN_SM_APPLY_MIN_BLOCKS > 0 ? PURLIN_SM_APPLY_MIN_BLOCKS : PlanThreads<Plan>::minBlocks;
+};
+
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
 __global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
@@ -537,7 +549,7 @@ __global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::m
 }
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, ApplyMinBlocks<Plan>::value)
     applyKernel(const __grid_constant__ exec::Shared S, int first) {
   runApply<E, OPS, Plan, Atoms>(S, first);
 }
@@ -549,7 +561,7 @@ __global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::m
 }
 template <class E, uint32_t OPS, class Plan,
           template <class, uint32_t, int> class Atoms = Target>
-__global__ void __launch_bounds__(PlanThreads<Plan>::value, PlanThreads<Plan>::minBlocks)
+__global__ void __launch_bounds__(PlanThreads<Plan>::value, ApplyMinBlocks<Plan>::value)
     applyKernelSlot(const SharedSlot *slot, int first) {
   runPlanSlot<E, OPS, Plan, Atoms, true>(slot, first);
 }
