@@ -612,12 +612,24 @@ const void *kernelFor(int dtype, bool slot) {
 }
 
 #ifndef PURLIN_SM_APPLY_VECS
-#define PURLIN_SM_APPLY_VECS 1
+#define PURLIN_SM_APPLY_VECS 0
 #endif
 /// The vectors of a row each thread of the epilogue's launch of its own
-/// takes (launchApply): 1 by default, a block as wide as the row.
-constexpr int kApplyVecs = PURLIN_SM_APPLY_VECS;
-static_assert(kApplyVecs >= 1 && kApplyVecs <= PURLIN_SM_EPI_ROW_VECS,
+/// takes (launchApply), for rows that run `ranks` ranks' statements:
+/// PURLIN_SM_APPLY_VECS where set (a measurement build), else 2 for the
+/// one-shot apply (one rank a row: half-width blocks, so that two of them,
+/// 113 registers a thread, share an SM) and 1 for the owned apply (every
+/// rank's statements a row: a block as wide as the row). Measured on an
+/// H100 (docs/performance.md, thirty-fifth session): 2 vectors took
+/// d_apart 1.10x faster at 32 x 4096, 1.18x at 64, 1.20x at 128, 1.30x at
+/// 1024 (1.00-1.02x at 1 and 16 tokens and at hidden 8192, where the row's
+/// 1,024 vectors already give each of 512 threads 2), and the owned
+/// apply (2s_apart) 0.86x at 1 token, 0.95x at 1024.
+constexpr int applyVecs(int ranks) {
+  return PURLIN_SM_APPLY_VECS > 0 ? PURLIN_SM_APPLY_VECS : ranks <= 1 ? 2 : 1;
+}
+static_assert(PURLIN_SM_APPLY_VECS >= 0 && PURLIN_SM_APPLY_VECS <= PURLIN_SM_EPI_ROW_VECS &&
+                  2 <= PURLIN_SM_EPI_ROW_VECS,
               "the apply's rows must stay in the register row");
 
 /// Launches the plan's epilogue as a launch of its own (Plan::kApply; the
@@ -634,14 +646,15 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   if (!k)
     return (int)cudaErrorInvalidValue;
   int64_t rows = 1, inner = 1;
-  Plan::applyShape(S, &rows, &inner);
+  int ranks = 1;
+  Plan::applyShape(S, &rows, &inner, &ranks);
   if (n <= 0 || rows <= 0)
     return (int)cudaSuccess;
-  // PURLIN_SM_APPLY_VECS vectors a thread (a measurement build's 2: half
-  // the threads a block, so that two blocks of the apply share an SM; the
-  // register row holds up to Target::kEpiRowVecs).
+  // applyVecs vectors a thread (the register row holds up to
+  // Target::kEpiRowVecs).
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
-  const int64_t each = (vecs + kApplyVecs - 1) / kApplyVecs;
+  const int per = applyVecs(ranks);
+  const int64_t each = (vecs + per - 1) / per;
   int threads = (int)((each + 31) / 32 * 32);
   constexpr int kMost = PlanThreads<Plan>::value;
   threads = threads < 32 ? 32 : threads > kMost ? kMost : threads;
@@ -714,7 +727,8 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
   };
 // A plan whose epilogue may run as a launch of its own (the unfused plans:
-// APPLY its consume from received, SHAPE its rows x elements). INNER_SYNCS
+// APPLY its consume from received, SHAPE its rows x elements and the ranks
+// whose statements a row runs: 1, or R owned). INNER_SYNCS
 // 2: inner syncs, none before the epilogue (the launch apart has none).
 #define PURLIN_PLAN_FN_APPLY(NAME, FN, INNER_SYNCS, LINES, APPLY, SHAPE)       \
   struct PlanFn_##NAME {                                                       \
@@ -725,8 +739,8 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
     template <class Tgt> __device__ static void apply(Tgt &t) { APPLY(t); }    \
     static void applyShape(const ::purlin::exec::Shared *S, int64_t *rows,     \
-                           int64_t *inner) {                                   \
-      SHAPE(S, rows, inner);                                                   \
+                           int64_t *inner, int *ranks) {                       \
+      SHAPE(S, rows, inner, ranks);                                            \
     }                                                                          \
   };
 #ifdef __CUDACC_RTC__

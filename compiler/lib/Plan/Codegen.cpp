@@ -313,13 +313,15 @@ struct Emitter {
       // The epilogue's launch of its own: the consume from received alone,
       // and the rows x elements a rank applies (for the launch's grid: the
       // clause's rows, or an owner's share of them, ceil(rows / R), in the
-      // owned form: epiRows cuts rows piece r of R).
+      // owned form: epiRows cuts rows piece r of R), and the ranks whose
+      // statements each row runs (1, or R owned: the launch's shape).
       const Step &st = p.steps[ap.apply];
       os << "template <class Tgt> PURLIN_HD void apply_" << i << "(Tgt &t) {\n";
       step(p, st, "0", "  ");
       os << "}\ninline void applyShape_" << i
-         << "(const Shared *S, int64_t *rows, int64_t *inner) {\n"
-         << "  " << laneRowShape(st, "*rows, *inner") << "\n}\n\n";
+         << "(const Shared *S, int64_t *rows, int64_t *inner, int *ranks) {\n"
+         << "  " << laneRowShape(st, "*rows, *inner") << "\n  *ranks = "
+         << (st.sel == Selection::Owned ? "S->R" : "1") << ";\n}\n\n";
     }
     if (const Step *st = rowLaneStep(p))
       // The rows its lanes share (purlin_plan_info::rows): a runtime runs
