@@ -666,18 +666,47 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
     (d < E::kRowDims ? nrows : ninner) *= ext[d];
   }
 }
+/// PURLIN_EPI_OWNED_QSPLIT=1 (a measurement build; 0, the default: off):
+/// where an owner has fewer rows than its lanes, the owned form's lanes
+/// split each row's ranks q among them (epiRows), so that a few rows keep
+/// more SMs busy: each lane combines the row itself and runs its group's
+/// statements. Not where the owned consume reads an input that its
+/// outputs may lie on (a fused two-shot in place: another lane could
+/// still read the contribution a lane stores over).
+#ifndef PURLIN_EPI_OWNED_QSPLIT
+#define PURLIN_EPI_OWNED_QSPLIT 0
+#endif
+
 /// The rows a rank's lanes share in a consume of clause C through E, and
 /// the elements a row: the clause's rows, or (owned) an owner's most,
-/// ceil(rows / R), as epiRows cuts them by rank. Generated code sizes the
-/// epilogue's launch of its own (applyShape_N) and a plan's live lanes
-/// (rows_N) by it.
+/// ceil(rows / R), as epiRows cuts them by rank (with
+/// PURLIN_EPI_OWNED_QSPLIT, R pieces a row: a (row, rank) each at most).
+/// Generated code sizes the epilogue's launch of its own (applyShape_N)
+/// and a plan's live lanes (rows_N) by it.
 template <class C, class E>
 PURLIN_HD void laneRowShape(const Shared &S, bool owned, int64_t &rows, int64_t &inner) {
   int64_t ext[kMaxDims] = {0};
   rows = inner = 1;
   rowShape<C, E>(S.P, ext, rows, inner);
   if (owned)
-    rows = (rows + S.R - 1) / S.R;
+    rows = (rows + S.R - 1) / S.R * (PURLIN_EPI_OWNED_QSPLIT ? S.R : 1);
+}
+
+/// The groups of ranks q each of an owner's n rows is cut into among
+/// `pieces` lanes (PURLIN_EPI_OWNED_QSPLIT): pieces / n, at most R; 1
+/// without the switch, with as many rows as lanes, or where `fused` reads
+/// the inputs (src) and a rank's output lies on its input.
+template <class C>
+PURLIN_HD int64_t epiOwnedGroups(const Shared &S, int src, bool fused, int64_t n,
+                                 int64_t pieces) {
+  if (!PURLIN_EPI_OWNED_QSPLIT || n <= 0 || pieces < 2 * n)
+    return 1;
+  const int64_t g = pieces / n < S.R ? pieces / n : S.R;
+  if (fused && src == kSrcInput)
+    for (int p = 0; p < S.R; ++p)
+      if (S.buf[p][C::kToBuf] == S.buf[p][C::kFromBuf])
+        return 1;
+  return g;
 }
 /// c = the coordinates of row `row`'s first element.
 template <class C, class E>
@@ -715,11 +744,25 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   int64_t rlo = 0, rhi = nrows, lo, hi;
   if (kOwned)
     splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
+  int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
   // Tgt::lanes(): the plan's lanes, or the blocks of the epilogue's launch
   // of its own (the unfused plans where the target splits them).
-  splitRange(rhi - rlo, (int64_t)S.K * t.lanes(), (int64_t)chunk * t.lanes() + t.lane(), 1,
-             lo, hi);
-  const int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
+  const int64_t pieces = (int64_t)S.K * t.lanes(), piece = (int64_t)chunk * t.lanes() + t.lane();
+  const int64_t g = kOwned && kMode != kEpiStash ? epiOwnedGroups<C>(S, src, kMode == kEpiFused,
+                                                                     rhi - rlo, pieces)
+                                                 : 1;
+  if (g > 1) {
+    // The owner's rows cut by (row, group of ranks q): each lane combines
+    // its row and runs the statements of its group's ranks.
+    lo = piece / g < rhi - rlo ? piece / g : rhi - rlo;
+    hi = lo < rhi - rlo ? lo + 1 : lo;
+    int64_t qa, qb;
+    splitRange(S.R, g, piece % g, 1, qa, qb);
+    q0 = (int)qa;
+    q1 = (int)qb;
+  } else {
+    splitRange(rhi - rlo, pieces, piece, 1, lo, hi);
+  }
   constexpr int kQ = kOwned ? kEpiRanksAtOnce : 1; // ranks side by side
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
   PURLIN_EPI_MARK(1);
