@@ -615,18 +615,19 @@ const void *kernelFor(int dtype, bool slot) {
 #define PURLIN_SM_APPLY_VECS 0
 #endif
 /// The vectors of a row each thread of the epilogue's launch of its own
-/// takes (launchApply), for rows that run `ranks` ranks' statements:
-/// PURLIN_SM_APPLY_VECS where set (a measurement build), else 2 for the
-/// one-shot apply (one rank a row: half-width blocks, so that two of them,
-/// 113 registers a thread, share an SM) and 1 for the owned apply (every
-/// rank's statements a row: a block as wide as the row). Measured on an
-/// H100 (docs/performance.md, thirty-fifth session): 2 vectors took
-/// d_apart 1.10x faster at 32 x 4096, 1.18x at 64, 1.20x at 128, 1.30x at
-/// 1024 (1.00-1.02x at 1 and 16 tokens and at hidden 8192, where the row's
-/// 1,024 vectors already give each of 512 threads 2), and the owned
-/// apply (2s_apart) 0.86x at 1 token, 0.95x at 1024.
-constexpr int applyVecs(int ranks) {
-  return PURLIN_SM_APPLY_VECS > 0 ? PURLIN_SM_APPLY_VECS : ranks <= 1 ? 2 : 1;
+/// takes (launchApply): PURLIN_SM_APPLY_VECS where set (a measurement
+/// build); else, where a row runs one rank's statements (the one-shot
+/// apply) and a block a row with one vector a thread would not fit on the
+/// GPU at once (`fits`: more blocks than resident ones, 132 at 113
+/// registers and 512 threads), 2: half-width blocks, two an SM; else 1, a
+/// block as wide as the row. Measured on an H100 (docs/performance.md,
+/// thirty-fifth session) against one vector: d_apart 1.09x at 32 x 4096
+/// (256 blocks), 1.15x at 64 and 128, 1.20x at 1024; 0.98x at 1 token, 1.00x
+/// at 16 (128 blocks: one wave either way) and at hidden 8192 (a row's
+/// 1,024 vectors give 512 threads two either way); the owned apply
+/// (every rank's statements a row, 2s_apart) 0.86-0.95x at every size.
+constexpr int applyVecs(int ranks, bool fits) {
+  return PURLIN_SM_APPLY_VECS > 0 ? PURLIN_SM_APPLY_VECS : ranks <= 1 && !fits ? 2 : 1;
 }
 static_assert(PURLIN_SM_APPLY_VECS >= 0 && PURLIN_SM_APPLY_VECS <= PURLIN_SM_EPI_ROW_VECS &&
                   2 <= PURLIN_SM_EPI_ROW_VECS,
@@ -653,12 +654,18 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   // applyVecs vectors a thread (the register row holds up to
   // Target::kEpiRowVecs).
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
-  const int per = applyVecs(ranks);
-  const int64_t each = (vecs + per - 1) / per;
-  int threads = (int)((each + 31) / 32 * 32);
-  constexpr int kMost = PlanThreads<Plan>::value;
-  threads = threads < 32 ? 32 : threads > kMost ? kMost : threads;
   const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
+  auto threadsFor = [vecs](int per) {
+    constexpr int kMost = PlanThreads<Plan>::value;
+    const int64_t each = (vecs + per - 1) / per;
+    const int64_t t = (each + 31) / 32 * 32;
+    return t < 32 ? 32 : t > kMost ? kMost : (int)t;
+  };
+  // Whether a block a row at one vector a thread fits at once (asked only
+  // where the answer decides).
+  const bool asks = PURLIN_SM_APPLY_VECS == 0 && ranks <= 1;
+  const bool fits = !asks || blocks * n <= residentBlocks(k, threadsFor(1));
+  const int threads = threadsFor(applyVecs(ranks, fits));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)blocks, (unsigned)n, 1);
   cfg.blockDim = dim3((unsigned)threads, 1, 1);
