@@ -618,17 +618,14 @@ const void *kernelFor(int dtype, bool slot) {
 /// takes (launchApply): PURLIN_SM_APPLY_VECS where set (a measurement
 /// build); else, where a row runs one rank's statements (the one-shot
 /// apply) and a block a row with one vector a thread would not fit on the
-/// GPU at once (`fits`: more blocks than resident ones, 132 at 113
-/// registers and 512 threads), 2: half-width blocks, two an SM; else 1, a
-/// block as wide as the row. Measured on an H100 (docs/performance.md,
-/// thirty-fifth session) against one vector: d_apart 1.09x at 32 x 4096
-/// (256 blocks), 1.15x at 64 and 128, 1.20x at 1024; 0.98x at 1 token, 1.00x
-/// at 16 (128 blocks: one wave either way) and at hidden 8192 (a row's
-/// 1,024 vectors give 512 threads two either way); the owned apply
-/// (every rank's statements a row, 2s_apart) 0.86-0.95x at every size.
-constexpr int applyVecs(int ranks, bool fits) {
-  return PURLIN_SM_APPLY_VECS > 0 ? PURLIN_SM_APPLY_VECS : ranks <= 1 && !fits ? 2 : 1;
-}
+/// GPU at once (more blocks than resident ones: 132 at 113 registers and
+/// 512 threads), 2: half-width blocks, two an SM; else 1, a block as wide
+/// as the row. Measured on an H100 (docs/performance.md, thirty-fifth
+/// session) against one vector: d_apart 1.09x at 32 x 4096 (256 blocks),
+/// 1.15x at 64 and 128, 1.20x at 1024; 0.98x at 1 token, 1.00x at 16 (128
+/// blocks: one wave either way) and at hidden 8192 (a row's 1,024 vectors
+/// give 512 threads two either way); the owned apply (every rank's
+/// statements a row, 2s_apart) 0.86-0.95x at every size.
 static_assert(PURLIN_SM_APPLY_VECS >= 0 && PURLIN_SM_APPLY_VECS <= PURLIN_SM_EPI_ROW_VECS &&
                   2 <= PURLIN_SM_EPI_ROW_VECS,
               "the apply's rows must stay in the register row");
@@ -651,8 +648,8 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   Plan::applyShape(S, &rows, &inner, &ranks);
   if (n <= 0 || rows <= 0)
     return (int)cudaSuccess;
-  // applyVecs vectors a thread (the register row holds up to
-  // Target::kEpiRowVecs).
+  // Vectors a thread: see PURLIN_SM_APPLY_VECS above (the register row
+  // holds up to Target::kEpiRowVecs).
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
   const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
   auto threadsFor = [vecs](int per) {
@@ -661,11 +658,10 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
     const int64_t t = (each + 31) / 32 * 32;
     return t < 32 ? 32 : t > kMost ? kMost : (int)t;
   };
-  // Whether a block a row at one vector a thread fits at once (asked only
-  // where the answer decides).
-  const bool asks = PURLIN_SM_APPLY_VECS == 0 && ranks <= 1;
-  const bool fits = !asks || blocks * n <= residentBlocks(k, threadsFor(1));
-  const int threads = threadsFor(applyVecs(ranks, fits));
+  int per = PURLIN_SM_APPLY_VECS;
+  if (per == 0)
+    per = ranks <= 1 && blocks * n > residentBlocks(k, threadsFor(1)) ? 2 : 1;
+  const int threads = threadsFor(per);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)blocks, (unsigned)n, 1);
   cfg.blockDim = dim3((unsigned)threads, 1, 1);
