@@ -540,7 +540,12 @@ struct LeanGenLL : Keeps {
 // (thirty-third session: 3.24 and 3.20 us crossed, 3.88 both generated,
 // at 4 lanes; the generated push already ends on the lane's barrier, so a
 // row with a second barrier there timed nothing new and was dropped).
-constexpr int kPhaseSlots = 2 * 8 * 16; // 2 halves x 8 ranks x 16 lanes
+constexpr int kPhaseRanks = 8, kPhaseLanes = 16;
+constexpr int kPhaseSlots = 2 * kPhaseRanks * kPhaseLanes; // 2 halves a block
+/// Block (rank, lane)'s first slot in g_phase.
+__host__ __device__ constexpr int phaseSlot(int rank, int lane) {
+  return 2 * (rank * kPhaseLanes + lane);
+}
 __device__ unsigned long long g_phase[kPhaseSlots];
 template <int Push, int Cons> struct PhasesLL : Keeps {
   static constexpr bool kLines = true;
@@ -562,10 +567,10 @@ template <int Push, int Cons> struct PhasesLL : Keeps {
       __syncthreads();
     }
     const long long c2 = clock64();
-    if (threadIdx.x == 0 && t.rank() < 8 && t.lane() < 16) {
-      const int b = t.rank() * 16 + t.lane();
-      atomicAdd(&g_phase[2 * b], (unsigned long long)(c1 - c0));
-      atomicAdd(&g_phase[2 * b + 1], (unsigned long long)(c2 - c1));
+    if (threadIdx.x == 0 && t.rank() < kPhaseRanks && t.lane() < kPhaseLanes) {
+      const int b = phaseSlot(t.rank(), t.lane());
+      atomicAdd(&g_phase[b], (unsigned long long)(c1 - c0));
+      atomicAdd(&g_phase[b + 1], (unsigned long long)(c2 - c1));
     }
   }
 };
@@ -744,7 +749,7 @@ int main() {
         for (int r = 0; r < R; ++r)
           for (int l = 0; l < lanes; ++l)
             for (int k = 0; k < 2; ++k) {
-              const double c = (double)ph[2 * (r * 16 + l) + k] / (2.0 * kCalls);
+              const double c = (double)ph[probe::phaseSlot(r, l) + k] / (2.0 * kCalls);
               sum[k] += c;
               most[k] = c > most[k] ? c : most[k];
             }
