@@ -825,16 +825,17 @@ namespace detail {
 /// index from `base` on (every name at base + the index, extents ext): then
 /// row k of the clause is names [k * ninner, (k + 1) * ninner) of a box
 /// that is one contiguous run from base.
-template <class C>
+/// kTo false: the same of the source offsets.
+template <class C, bool kTo = true>
 PURLIN_HD bool rowMajorFrom(const Params &P, const int64_t *ext, int64_t base) {
   int64_t c[kMaxDims] = {0};
-  const int64_t i0 = C::toIndex(c, P);
+  const int64_t i0 = sideIndex<C, kTo>(c, P);
   bool ok = i0 == base;
   int64_t stride = 1;
   for (int d = C::kDims - 1; d >= 0 && ok; --d) {
     if (ext[d] > 1) {
       c[d] = 1;
-      ok = C::toIndex(c, P) - i0 == stride;
+      ok = sideIndex<C, kTo>(c, P) - i0 == stride;
       c[d] = 0;
     }
     stride *= ext[d];
@@ -865,29 +866,41 @@ PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
   const int r = t.rank(), R = S.R;
   if (R > kRegPtrs || S.elemSize > 4)
     return false;
-  Box b;
-  const int q = kOwned ? 0 : r;
-  if (!flows<C>(S.P, 0, q) || !makeBox<C>(S.P, 0, q, b)) {
+  // The box (every rank's names to every rank: the whole clause) from
+  // the extents and the zero coordinates, as makeBox would make it but
+  // in registers: makeBox's arrays indexed at run time live on the stack,
+  // and every thread of the lane built them (1-2 us of a 6 us stash).
+  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
+                "an epilogue's clause reads every rank and writes every rank");
+  int64_t ext[kMaxDims] = {0};
+  int64_t nrows = 1, ninner = 1;
+  rowShape<C, E>(S.P, ext, nrows, ninner);
+  bool empty = false;
+PURLIN_UNROLL
+  for (int d = 0; d < C::kDims; ++d)
+    empty |= ext[d] <= 0;
+  if (!flows<C>(S.P, 0, kOwned ? 0 : r) || empty) {
     t.barrier(); // nothing flows here
     return true;
   }
-  if (b.nfree != 1 || b.sstr[0] != 1 || b.dstr[0] != 1)
+  const int64_t zero[kMaxDims] = {0};
+  const int64_t sbase = C::fromIndex(zero, S.P), dbase = C::toIndex(zero, S.P);
+  const int64_t n = nrows * ninner;
+  // one run on both sides
+  if (!rowMajorFrom<C, false>(S.P, ext, sbase) || !rowMajorFrom<C, true>(S.P, ext, dbase))
     return false;
   char *const mineArea = receivedOf<C>(S, r);
   uintptr_t low = 0;
   for (int p = 0; p < R; ++p)
-    low |= (uintptr_t)(mappedSource<C>(S, src, p) + b.sbase * S.elemSize);
+    low |= (uintptr_t)(mappedSource<C>(S, src, p) + sbase * S.elemSize);
   if (!epiVecAligned(S, (const char *)low, 0) ||
-      ((uintptr_t)(mineArea + b.dbase * 4) & 15u) != 0)
+      ((uintptr_t)(mineArea + dbase * 4) & 15u) != 0)
     return false;
   const int64_t pieces = (int64_t)S.K * S.L, piece = (int64_t)chunk * S.L + t.lane();
   const int64_t g = t.vecElems();
-  int64_t lo = 0, hi = b.n;
+  int64_t lo = 0, hi = n;
   if constexpr (kOwned) {
-    int64_t ext[kMaxDims] = {0};
-    int64_t nrows = 1, ninner = 1;
-    rowShape<C, E>(S.P, ext, nrows, ninner);
-    if (ninner % g != 0 || nrows * ninner != b.n || !rowMajorFrom<C>(S.P, ext, b.dbase))
+    if (ninner % g != 0)
       return false;
     int64_t rlo, rhi;
     splitRange(nrows, (int64_t)R, (int64_t)r, 1, rlo, rhi);
@@ -895,7 +908,7 @@ PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
     lo += rlo * ninner;
     hi += rlo * ninner;
   } else {
-    splitRange(b.n, pieces, piece, g, lo, hi);
+    splitRange(n, pieces, piece, g, lo, hi);
   }
   const int op = clauseOp<C>(S);
   const int64_t nvec = (hi - lo) / kEpiVec;
@@ -905,7 +918,7 @@ PURLIN_HD bool stashNames(Tgt &t, int src, int chunk) {
 PURLIN_UNROLL
     for (int p = 0; p < kRegPtrs; ++p)
       if (p < R)
-        t.loadF8(mappedSource<C>(S, src, p), b.sbase + at, in[p]);
+        t.loadF8(mappedSource<C>(S, src, p), sbase + at, in[p]);
     // (every loop over a constant count: `in` stays in registers)
 PURLIN_UNROLL
     for (int p = 1; p < kRegPtrs; ++p)
@@ -917,15 +930,15 @@ PURLIN_UNROLL
 PURLIN_UNROLL
       for (int j = 0; j < kEpiVec; ++j)
         in[0][j] /= (float)R;
-    t.storeF32x8(mineArea, b.dbase + at, in[0]);
+    t.storeF32x8(mineArea, dbase + at, in[0]);
   }
   for (int64_t e = lo + nvec * kEpiVec + t.thread(); e < hi; e += t.threads()) {
-    float a = t.loadF(mappedSource<C>(S, src, 0), b.sbase + e);
+    float a = t.loadF(mappedSource<C>(S, src, 0), sbase + e);
     for (int p = 1; p < R; ++p)
-      a = purlin_epi_combine(op, a, t.loadF(mappedSource<C>(S, src, p), b.sbase + e));
+      a = purlin_epi_combine(op, a, t.loadF(mappedSource<C>(S, src, p), sbase + e));
     if (op == kAvg)
       a /= (float)R;
-    t.storeFAs(kElemF32, mineArea, b.dbase + e, a);
+    t.storeFAs(kElemF32, mineArea, dbase + e, a);
   }
   t.barrier(); // the lane's step is whole
   return true;
