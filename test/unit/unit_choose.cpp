@@ -173,14 +173,14 @@ void bandBindings() {
 // In place: all_reduce's rule (a plan that reads its inputs where they
 // are, whatever its band) and an epilogue's (bandFirst: the band's copy
 // plan first), over the default plan set of all_reduce_rmsnorm (its fused
-// one-shot through 512 KiB out of place; in place below 512 KiB the
+// one-shot through 256 KiB out of place; in place below 512 KiB the
 // unfused one-shot, right in place without copies; its fused two-shot
-// proved right at the same address, as the unfused one, from 512 KiB,
-// where the out-of-place one-shot's band still holds a call).
+// proved right at the same address, as the unfused one, from 256 KiB + 1,
+// its band first in the set).
 void inPlace() {
   purlin_plan_info plans[5] = {
-      plan("direct", 0, 524289, false, plainLayout),
-      plan("two_shot", 524288, 4194304, false, plainLayout),
+      plan("direct", 0, 262145, false, plainLayout),
+      plan("two_shot", 262145, 4194304, false, plainLayout),
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
       plan("direct_unfused", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
@@ -208,13 +208,19 @@ void inPlace() {
   // At 512 KiB in place at the same address the fused two-shot (the
   // unfused one-shot's band ends there; before the twenty-fifth session
   // the two-shot's band began at 512 KiB + 1, so two_shot_copy took it),
-  // any other overlap two_shot_copy; out of place the fused one-shot (both
-  // bands hold the call; it comes first).
+  // any other overlap two_shot_copy. From 256 KiB + 1 to 512 KiB both
+  // in-place plans' bands hold a call at the same address: the fused
+  // two-shot, first in the set, takes it; through 256 KiB the unfused
+  // one-shot. Out of place the fused one-shot through 256 KiB, then the
+  // two-shot.
   CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 4);
-  CHECK_EQ(choosePlan(&info, 524287, same, 8, "", false, true), 3);
-  CHECK_EQ(choosePlan(&info, 524288, InPlace::No, 8, "", false, true), 0);
-  CHECK_EQ(choosePlan(&info, 524289, InPlace::No, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 524287, same, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 524287, any, 8, "", false, true), 3);
+  CHECK_EQ(choosePlan(&info, 262145, same, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 262144, same, 8, "", false, true), 3);
+  CHECK_EQ(choosePlan(&info, 262144, InPlace::No, 8, "", false, true), 0);
+  CHECK_EQ(choosePlan(&info, 262145, InPlace::No, 8, "", false, true), 1);
   // Out of place, the band's plan either way.
   for (bool bf : {false, true}) {
     CHECK_EQ(choosePlan(&info, 2048, InPlace::No, 8, "", false, bf), 0);

@@ -122,17 +122,21 @@ constexpr int64_t kDefaultSmallBytes = 256 * 1024;
 constexpr int64_t kDefaultEpilogueSmallBytes = 512 * 1024;
 /// Out of place, the fused one-shot's own edge (the in-place one-shot
 /// plan, direct_unfused since the twenty-fourth session, direct_copy
-/// before, keeps kDefaultEpilogueSmallBytes): one-shot through 512 KiB a
+/// before, keeps kDefaultEpilogueSmallBytes): one-shot through 256 KiB a
 /// rank, the first size above it two-shot. Measured with its 16 live lanes
-/// (H100, twenty-third session, 8 ranks, bf16): at 512 KiB one-shot 14.77
-/// us against two-shot 16.31 at hidden 4096 (64 tokens) and 13.64 against
-/// 23.79 at 8192 (32 tokens); at 1 MiB two-shot wins at 4096 (19.03
-/// against 28.45) and they tie at 8192 (26.30 / 25.68). In place the edge
+/// against the two-shot whose owners split few rows by ranks
+/// (exec/Epilogue.h, epiOwnedSplit; H100, thirty-sixth session, 8 ranks,
+/// bf16): at 256 KiB one-shot 7.03 us against 8.33 at hidden 8192 (16
+/// tokens) and 8.29 against 7.85 at 4096 (32 tokens); at 512 KiB two-shot
+/// wins, 10.97 against 14.21 at 4096 (64 tokens) and 10.69 against 12.26
+/// at 8192 (32 tokens). Was 512 KiB while the two-shot's owners walked
+/// their few rows for all R ranks on one lane (twenty-third session: at
+/// 512 KiB one-shot 14.77 against 16.31 at 4096). In place the edge
 /// stays: the in-place plans were not timed around it (docs/performance.md,
 /// twenty-fourth session: the crossover may lie nearer 256 KiB).
 /// purlinc --epilogue-direct-bytes sets it per build (-1, the default:
 /// this with the default --epilogue-small-bytes, else that edge).
-constexpr int64_t kDefaultEpilogueDirectBytes = 512 * 1024 + 1;
+constexpr int64_t kDefaultEpilogueDirectBytes = 256 * 1024 + 1;
 /// InferOptions::epilogueDirectBytes's "as the epilogue band's edge".
 constexpr int64_t kAutoEpilogueDirectBytes = -1;
 /// The lanes of the one-shot band's plan with an epilogue (`direct`; its

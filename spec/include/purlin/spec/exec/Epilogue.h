@@ -666,21 +666,33 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
     (d < E::kRowDims ? nrows : ninner) *= ext[d];
   }
 }
-/// PURLIN_EPI_OWNED_QSPLIT=1 (a measurement build; 0, the default: off):
-/// where an owner has fewer rows than its lanes, the owned form's lanes
-/// split each row's ranks q among them (epiRows), so that a few rows keep
-/// more SMs busy: each lane combines the row itself and runs its group's
-/// statements. Not where the owned consume reads an input that its
-/// outputs may lie on (a fused two-shot in place: another lane could
-/// still read the contribution a lane stores over).
+/// PURLIN_EPI_OWNED_QSPLIT (1, the default; 0: off, a measurement
+/// build): where an owner has at most half as many rows as its plan's
+/// lanes, the owned form's lanes split each row's ranks q among them
+/// (epiRows), so that a few rows keep more SMs busy: each lane combines
+/// the row itself and runs its group's statements. Not where the owned
+/// consume reads an input that its outputs may lie on (a fused two-shot
+/// in place: another lane could still read the contribution a lane
+/// stores over). Measured (H100, thirty-sixth session, 8 ranks, bf16,
+/// hidden 4096): the fused two-shot 14.3 -> 6.3 us at 1 token, 15.2 ->
+/// 11.0 at 64; with more rows it lost (128 tokens, the owned apply
+/// 0.74x; 1024 tokens 0.57x: each row read R times), hence the edge.
 #ifndef PURLIN_EPI_OWNED_QSPLIT
-#define PURLIN_EPI_OWNED_QSPLIT 0
+#define PURLIN_EPI_OWNED_QSPLIT 1
 #endif
+
+/// Whether owners of at most `nmax` rows (ceil(rows / R)) cut them by
+/// (row, group of ranks q): the same answer on every rank and in the
+/// apply's launch of its own as in the plan, as it depends only on the
+/// plan's pieces (K x L) and the rows.
+PURLIN_HD bool epiOwnedSplit(const Shared &S, int64_t nmax) {
+  return PURLIN_EPI_OWNED_QSPLIT && nmax > 0 && 2 * nmax <= (int64_t)S.K * S.L;
+}
 
 /// The rows a rank's lanes share in a consume of clause C through E, and
 /// the elements a row: the clause's rows, or (owned) an owner's most,
-/// ceil(rows / R), as epiRows cuts them by rank (with
-/// PURLIN_EPI_OWNED_QSPLIT, R pieces a row: a (row, rank) each at most).
+/// ceil(rows / R), as epiRows cuts them by rank (R pieces a row, a (row,
+/// rank) each at most, where epiOwnedSplit).
 /// Generated code sizes the epilogue's launch of its own (applyShape_N)
 /// and a plan's live lanes (rows_N) by it.
 template <class C, class E>
@@ -688,18 +700,21 @@ PURLIN_HD void laneRowShape(const Shared &S, bool owned, int64_t &rows, int64_t 
   int64_t ext[kMaxDims] = {0};
   rows = inner = 1;
   rowShape<C, E>(S.P, ext, rows, inner);
-  if (owned)
-    rows = (rows + S.R - 1) / S.R * (PURLIN_EPI_OWNED_QSPLIT ? S.R : 1);
+  if (owned) {
+    rows = (rows + S.R - 1) / S.R;
+    if (epiOwnedSplit(S, rows))
+      rows *= S.R;
+  }
 }
 
-/// The groups of ranks q each of an owner's n rows is cut into among
-/// `pieces` lanes (PURLIN_EPI_OWNED_QSPLIT): pieces / n, at most R; 1
-/// without the switch, with as many rows as lanes, or where `fused` reads
-/// the inputs (src) and a rank's output lies on its input.
+/// The groups of ranks q each of an owner's n rows (of nmax at most) is
+/// cut into among `pieces` lanes: pieces / n, at most R, where
+/// epiOwnedSplit; else 1, and 1 where `fused` reads the inputs (src) and
+/// a rank's output lies on its input.
 template <class C>
 PURLIN_HD int64_t epiOwnedGroups(const Shared &S, int src, bool fused, int64_t n,
-                                 int64_t pieces) {
-  if (!PURLIN_EPI_OWNED_QSPLIT || n <= 0 || pieces < 2 * n)
+                                 int64_t nmax, int64_t pieces) {
+  if (!epiOwnedSplit(S, nmax) || n <= 0 || pieces < 2 * n)
     return 1;
   const int64_t g = pieces / n < S.R ? pieces / n : S.R;
   if (fused && src == kSrcInput)
@@ -748,9 +763,10 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   // Tgt::lanes(): the plan's lanes, or the blocks of the epilogue's launch
   // of its own (the unfused plans where the target splits them).
   const int64_t pieces = (int64_t)S.K * t.lanes(), piece = (int64_t)chunk * t.lanes() + t.lane();
-  const int64_t g = kOwned && kMode != kEpiStash ? epiOwnedGroups<C>(S, src, kMode == kEpiFused,
-                                                                     rhi - rlo, pieces)
-                                                 : 1;
+  const int64_t g = kOwned && kMode != kEpiStash
+                        ? epiOwnedGroups<C>(S, src, kMode == kEpiFused, rhi - rlo,
+                                            (nrows + S.R - 1) / S.R, pieces)
+                        : 1;
   if (g > 1) {
     // The owner's rows cut by (row, group of ranks q): each lane combines
     // its row and runs the statements of its group's ranks.
