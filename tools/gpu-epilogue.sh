@@ -51,6 +51,8 @@
 #                                     EPI_AB_TEST=1 this tree's
 #                                     purlin-epilogue-test too, run on
 #                                     all_reduce_rmsnorm and its two-shot
+#                                     (EPI_AB_TEST=quick: the two-shot's
+#                                     few rows and the chooser's, ~20 s)
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -417,6 +419,13 @@ ab)
   if [ -n "${EPI_AB_TEST:-}" ]; then
     T=build-gpu-epi-ab-new/test/gpu/purlin-epilogue-test
     t0=$(date +%s)
+    if [ "$EPI_AB_TEST" = quick ]; then
+      # the fused two-shot's few-row cut and the chooser's plans at the
+      # sizes that take it (about 20 s)
+      { $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
+        $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,64,128 --hidden 4096
+      } >"$LOG/ab-test.log" 2>&1
+    else
     { $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,20,128,1000,4096 --hidden 1024,4096,8192
       $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
@@ -424,6 +433,7 @@ ab)
       $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
     } >"$LOG/ab-test.log" 2>&1
+    fi
     grep -E "FAIL|FATAL" "$LOG/ab-test.log" | head -20
     echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/ab-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
   fi

@@ -280,10 +280,12 @@ struct Emitter {
   }
 
   // The call of exec's laneRowShape for consume step `st` (its clause's
-  // rows, an owner's share where it is owned) into `out` ("rows, inner").
-  static std::string laneRowShape(const Step &st, const char *out) {
+  // rows, an owner's share where it is owned) into `out` ("rows, inner");
+  // `apply`: for the epilogue's launch of its own (applyShape_N).
+  static std::string laneRowShape(const Step &st, const char *out, bool apply = false) {
     const std::string k = std::to_string(st.clause);
-    return "detail::laneRowShape<Clause" + k + ", Epilogue" + k + ">(*S, " +
+    return "detail::laneRowShape<Clause" + k + ", Epilogue" + k + (apply ? ", true" : "") +
+           ">(*S, " +
            (st.sel == Selection::Owned ? "true" : "false") + ", " + out + ");";
   }
 
@@ -320,7 +322,7 @@ struct Emitter {
       step(p, st, "0", "  ");
       os << "}\ninline void applyShape_" << i
          << "(const Shared *S, int64_t *rows, int64_t *inner, int *ranks) {\n"
-         << "  " << laneRowShape(st, "*rows, *inner") << "\n  *ranks = "
+         << "  " << laneRowShape(st, "*rows, *inner", true) << "\n  *ranks = "
          << (st.sel == Selection::Owned ? "S->R" : "1") << ";\n}\n\n";
     }
     if (const Step *st = rowLaneStep(p))

@@ -668,15 +668,17 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
 }
 /// PURLIN_EPI_OWNED_QSPLIT (1, the default; 0: off, a measurement
 /// build): where an owner has at most half as many rows as its plan's
-/// lanes, the owned form's lanes split each row's ranks q among them
+/// lanes, the fused owned form's lanes split each row's ranks q among them
 /// (epiRows), so that a few rows keep more SMs busy: each lane combines
 /// the row itself and runs its group's statements. Not where the owned
 /// consume reads an input that its outputs may lie on (a fused two-shot
 /// in place: another lane could still read the contribution a lane
-/// stores over). Measured (H100, thirty-sixth session, 8 ranks, bf16,
-/// hidden 4096): the fused two-shot 14.3 -> 6.3 us at 1 token, 15.2 ->
-/// 11.0 at 64; with more rows it lost (128 tokens, the owned apply
-/// 0.74x; 1024 tokens 0.57x: each row read R times), hence the edge.
+/// stores over). Measured (H100, thirty-sixth session, 8 ranks, bf16):
+/// the fused two-shot 14.5 -> 6.3 us at 1 x 4096, 15.3 -> 11.1 at 64 x
+/// 4096, 25.1 -> 17.6 at 64 x 8192. The unfused plans' apply does not
+/// split: it ran 2.5x faster at 1-16 tokens, where the chooser does not
+/// take it, and its second instantiation of the row cost 64 -> 91
+/// registers, 0.88x at 1024 tokens, where it does.
 #ifndef PURLIN_EPI_OWNED_QSPLIT
 #define PURLIN_EPI_OWNED_QSPLIT 1
 #endif
@@ -691,38 +693,40 @@ PURLIN_HD bool epiOwnedSplit(const Shared &S, int64_t nmax) {
 
 /// The rows a rank's lanes share in a consume of clause C through E, and
 /// the elements a row: the clause's rows, or (owned) an owner's most,
-/// ceil(rows / R), as epiRows cuts them by rank (R pieces a row, a (row,
-/// rank) each at most, where epiOwnedSplit).
-/// Generated code sizes the epilogue's launch of its own (applyShape_N)
-/// and a plan's live lanes (rows_N) by it.
-template <class C, class E>
+/// ceil(rows / R), as epiRows cuts them by rank; R pieces a row, a (row,
+/// rank) each at most, where the fused owned form splits them
+/// (epiOwnedSplit; kApply, the unfused plans' apply, never does).
+/// Generated code sizes the epilogue's launch of its own (applyShape_N,
+/// kApply) and a plan's live lanes (rows_N) by it.
+template <class C, class E, bool kApply = false>
 PURLIN_HD void laneRowShape(const Shared &S, bool owned, int64_t &rows, int64_t &inner) {
   int64_t ext[kMaxDims] = {0};
   rows = inner = 1;
   rowShape<C, E>(S.P, ext, rows, inner);
   if (owned) {
     rows = (rows + S.R - 1) / S.R;
-    if (epiOwnedSplit(S, rows))
+    if (!kApply && epiOwnedSplit(S, rows))
       rows *= S.R;
   }
 }
 
 /// The groups of ranks q each of an owner's n rows (of nmax at most) is
-/// cut into among `pieces` lanes: pieces / n, at most R, where
-/// epiOwnedSplit; else 1, and 1 where `fused` reads the inputs (src) and
-/// a rank's output lies on its input.
+/// cut into among `pieces` lanes of the fused owned form: pieces / n, at
+/// most R, where epiOwnedSplit; else 1, and 1 where it reads the inputs
+/// (src) and a rank's output lies on its input.
 template <class C>
-PURLIN_HD int64_t epiOwnedGroups(const Shared &S, int src, bool fused, int64_t n,
-                                 int64_t nmax, int64_t pieces) {
+PURLIN_HD int64_t epiOwnedGroups(const Shared &S, int src, int64_t n, int64_t nmax,
+                                 int64_t pieces) {
   if (!epiOwnedSplit(S, nmax) || n <= 0 || pieces < 2 * n)
     return 1;
   const int64_t g = pieces / n < S.R ? pieces / n : S.R;
-  if (fused && src == kSrcInput)
+  if (src == kSrcInput)
     for (int p = 0; p < S.R; ++p)
       if (S.buf[p][C::kToBuf] == S.buf[p][C::kFromBuf])
         return 1;
   return g;
 }
+
 /// c = the coordinates of row `row`'s first element.
 template <class C, class E>
 PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
@@ -745,44 +749,24 @@ namespace detail {
 /// (kEpiStash) keeps the rows in this rank's own area and the apply
 /// (kEpiApply) reads them from it, owned or not: both cut ownership alike
 /// (rows piece r of R), so the owner applies the rows it kept.
-template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
-PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
-  if (t.aborted())
-    return;
-  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
-                "an epilogue's clause reads every rank and writes every rank");
-  const Shared &S = t.shared();
-  int64_t c[kMaxDims] = {0};
-  int64_t ext[kMaxDims] = {0};
-  int64_t nrows = 1, ninner = 1;
-  rowShape<C, E>(S.P, ext, nrows, ninner);
-  int64_t rlo = 0, rhi = nrows, lo, hi;
-  if (kOwned)
-    splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
-  int q0 = kOwned ? 0 : t.rank(), q1 = kOwned ? S.R : t.rank() + 1;
-  // Tgt::lanes(): the plan's lanes, or the blocks of the epilogue's launch
-  // of its own (the unfused plans where the target splits them).
-  const int64_t pieces = (int64_t)S.K * t.lanes(), piece = (int64_t)chunk * t.lanes() + t.lane();
-  const int64_t g = kOwned && kMode != kEpiStash
-                        ? epiOwnedGroups<C>(S, src, kMode == kEpiFused, rhi - rlo,
-                                            (nrows + S.R - 1) / S.R, pieces)
-                        : 1;
-  if (g > 1) {
-    // The owner's rows cut by (row, group of ranks q): each lane combines
-    // its row and runs the statements of its group's ranks.
-    lo = piece / g < rhi - rlo ? piece / g : rhi - rlo;
-    hi = lo < rhi - rlo ? lo + 1 : lo;
-    int64_t qa, qb;
-    splitRange(S.R, g, piece % g, 1, qa, qb);
-    q0 = (int)qa;
-    q1 = (int)qb;
-  } else {
-    splitRange(rhi - rlo, pieces, piece, 1, lo, hi);
+/// Rows [first, last) of epiRows for ranks [q0, q1). kSplit false: the
+/// lane's rows for its every rank (q0, q1 as the form has them: R ranks
+/// owned, this rank's alone one-shot), as constants of the instantiation,
+/// so that the usual cut's code is the one it had before the split
+/// existed (with the ranks' range a variable the fused two-shot ran 0.88x
+/// at 1024 tokens, H100, thirty-sixth session); true: an owner's row for a
+/// group of ranks (epiOwnedGroups).
+template <class C, class E, bool kOwned, int kMode, bool kSplit, class Tgt>
+PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int64_t last,
+                           int q0, int q1, const int64_t *ext, int64_t ninner) {
+  if constexpr (!kSplit) {
+    q0 = kOwned ? 0 : t.rank();
+    q1 = kOwned ? S.R : t.rank() + 1;
   }
+  int64_t c[kMaxDims] = {0};
   constexpr int kQ = kOwned ? kEpiRanksAtOnce : 1; // ranks side by side
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
-  PURLIN_EPI_MARK(1);
-  for (int64_t row = rlo + lo; row < rlo + hi; ++row) {
+  for (int64_t row = first; row < last; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
       // A row of one vector a thread in an instantiation of its own
@@ -799,6 +783,51 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
       epiRowStash<C, E>(t, x, c, ext, ninner);
     else
       epiRowGeneral<C, E, kOwned ? kMaxRanks : 1>(t, x, c, ext, ninner, q0, q1);
+  }
+}
+
+/// The rows of a consume with an epilogue, one-shot (kOwned false: this
+/// rank's outputs from every row) or owned (this rank's R-th of the rows,
+/// every rank's outputs); see consumeRows and consumeRowsOwned. The stash
+/// (kEpiStash) keeps the rows in this rank's own area and the apply
+/// (kEpiApply) reads them from it, owned or not: both cut ownership alike
+/// (rows piece r of R), so the owner applies the rows it kept. The fused
+/// owned form cuts an owner's few rows by ranks too (epiOwnedSplit).
+template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
+PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
+  if (t.aborted())
+    return;
+  static_assert(C::kFromRole == kEvery && C::kToRole == kEvery,
+                "an epilogue's clause reads every rank and writes every rank");
+  const Shared &S = t.shared();
+  int64_t ext[kMaxDims] = {0};
+  int64_t nrows = 1, ninner = 1;
+  rowShape<C, E>(S.P, ext, nrows, ninner);
+  int64_t rlo = 0, rhi = nrows, lo, hi;
+  if (kOwned)
+    splitRange(nrows, (int64_t)S.R, (int64_t)t.rank(), 1, rlo, rhi);
+  // Tgt::lanes(): the plan's lanes, or the blocks of the epilogue's launch
+  // of its own (the unfused plans where the target splits them).
+  const int64_t pieces = (int64_t)S.K * t.lanes(), piece = (int64_t)chunk * t.lanes() + t.lane();
+  PURLIN_EPI_MARK(1);
+  bool cut = false;
+  if constexpr (kOwned && kMode == kEpiFused) {
+    const int64_t g = epiOwnedGroups<C>(S, src, rhi - rlo, (nrows + S.R - 1) / S.R, pieces);
+    if (g > 1) {
+      // The owner's rows cut by (row, group of ranks q): each lane combines
+      // its row and runs the statements of its group's ranks.
+      lo = piece / g < rhi - rlo ? piece / g : rhi - rlo;
+      hi = lo < rhi - rlo ? lo + 1 : lo;
+      int64_t qa, qb;
+      splitRange(S.R, g, piece % g, 1, qa, qb);
+      epiRowRange<C, E, kOwned, kMode, true>(t, S, src, rlo + lo, rlo + hi, (int)qa, (int)qb,
+                                             ext, ninner);
+      cut = true;
+    }
+  }
+  if (!cut) {
+    splitRange(rhi - rlo, pieces, piece, 1, lo, hi);
+    epiRowRange<C, E, kOwned, kMode, false>(t, S, src, rlo + lo, rlo + hi, 0, 0, ext, ninner);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
   PURLIN_EPI_MARK(8);
