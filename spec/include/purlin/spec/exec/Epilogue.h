@@ -683,10 +683,10 @@ PURLIN_HD void rowShape(const Params &P, int64_t *ext, int64_t &nrows,
 #define PURLIN_EPI_OWNED_QSPLIT 1
 #endif
 
-/// Whether owners of at most `nmax` rows (ceil(rows / R)) cut them by
-/// (row, group of ranks q): the same answer on every rank and in the
-/// apply's launch of its own as in the plan, as it depends only on the
-/// plan's pieces (K x L) and the rows.
+/// Whether the fused owned form's owners of at most `nmax` rows (ceil(rows
+/// / R)) cut them by (row, group of ranks q): the same answer on every
+/// rank and in the plan's live lanes (rows_N) as in epiRows, as it depends
+/// only on the plan's pieces (K x L) and the rows.
 PURLIN_HD bool epiOwnedSplit(const Shared &S, int64_t nmax) {
   return PURLIN_EPI_OWNED_QSPLIT && nmax > 0 && 2 * nmax <= (int64_t)S.K * S.L;
 }
