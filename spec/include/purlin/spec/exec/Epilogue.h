@@ -780,23 +780,6 @@ PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int6
   }
 }
 
-/// PURLIN_EPI_SPLIT_CALL=1 (a measurement build; 0, the default): the split
-/// instantiation of the rows (epiRowRange<..., true>) is called, not
-/// inlined, so that the kernel's usual cut is the code it had before the
-/// split existed (c68c0ef doubled the fused two-shot's code, 5,950 ->
-/// 11,389 instructions, and ran 0.98x at 256 x 4096 where it does not split).
-#ifndef PURLIN_EPI_SPLIT_CALL
-#define PURLIN_EPI_SPLIT_CALL 0
-#endif
-#if PURLIN_EPI_SPLIT_CALL
-template <class C, class E, bool kOwned, int kMode, class Tgt>
-PURLIN_HD_CALL void epiRowRangeSplit(Tgt &t, const Shared &S, int src, int64_t first,
-                                     int64_t last, int q0, int q1, const int64_t *ext,
-                                     int64_t ninner) {
-  epiRowRange<C, E, kOwned, kMode, true>(t, S, src, first, last, q0, q1, ext, ninner);
-}
-#endif
-
 /// The rows of a consume with an epilogue, one-shot (kOwned false: this
 /// rank's outputs from every row) or owned (this rank's R-th of the rows,
 /// every rank's outputs); see consumeRows and consumeRowsOwned. The stash
@@ -831,13 +814,11 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
       hi = lo < rhi - rlo ? lo + 1 : lo;
       int64_t qa, qb;
       splitRange(S.R, g, piece % g, 1, qa, qb);
-#if PURLIN_EPI_SPLIT_CALL
-      epiRowRangeSplit<C, E, kOwned, kMode>(t, S, src, rlo + lo, rlo + hi, (int)qa, (int)qb,
-                                            ext, ninner);
-#else
+      // Inlined: called instead (a measurement build of the thirty-sixth
+      // session), the kernel's code halved but it ran 0.67-0.89x at 1-64
+      // tokens (docs/performance.md, thirty-seventh session).
       epiRowRange<C, E, kOwned, kMode, true>(t, S, src, rlo + lo, rlo + hi, (int)qa, (int)qb,
                                              ext, ninner);
-#endif
       cut = true;
     }
   }
