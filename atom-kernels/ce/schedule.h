@@ -188,7 +188,16 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = 0.0f;
   }
+  struct Raw8 {
+    float v[exec::kEpiVec];
+  };
+  void loadRaw8(const char *b, int64_t i, Raw8 &x) { loadF8(b, i, x.v); }
+  void widen8(const Raw8 &x, float *out) {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = x.v[j];
+  }
   void prefetchF8(const char *, int64_t) {}
+  void prefetchL2(const char *, int64_t) {}
   void storeF32x8(char *b, int64_t i, const float *v) { storeF8(b, i, v); }
   void loadF32x8(const char *b, int64_t i, float *out) { loadF8(b, i, out); }
 

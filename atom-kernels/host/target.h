@@ -219,7 +219,16 @@ public:
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = loadF(base, i + j);
   }
+  struct Raw8 {
+    float v[exec::kEpiVec];
+  };
+  void loadRaw8(const char *base, int64_t i, Raw8 &x) const { loadF8(base, i, x.v); }
+  void widen8(const Raw8 &x, float *out) const {
+    for (int j = 0; j < exec::kEpiVec; ++j)
+      out[j] = x.v[j];
+  }
   void prefetchF8(const char *, int64_t) const {} // no cache to warm
+  void prefetchL2(const char *, int64_t) const {}
   // f32 vectors of the received areas (the unfused plans), as loadFAs and
   // storeFAs take them one by one.
   void loadF32x8(const char *base, int64_t i, float *out) const {

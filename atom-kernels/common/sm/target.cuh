@@ -326,8 +326,18 @@ public:
   // inputs spilled ~60 bytes, ptxas sm_90 bf16, the bound's 128 registers).
   static constexpr int kEpiHeldVecs = PURLIN_SM_EPI_HELD_VECS;
   __device__ void loadF8(const char *base, int64_t i, float *out) const {
-    RawVec<typename E::Raw> x;
+    Raw8 x;
+    loadRaw8(base, i, x);
+    widen8(x, out);
+  }
+  // loadF8 in two steps: the vector as it lies in memory (the element
+  // type's bytes: 4 registers for 2-byte types, not 8), widened when used
+  // (exec/Epilogue.h, PURLIN_EPI_RAW_LOADS).
+  using Raw8 = RawVec<typename E::Raw>;
+  __device__ void loadRaw8(const char *base, int64_t i, Raw8 &x) const {
     x.load((const typename E::Raw *)base + i);
+  }
+  __device__ void widen8(const Raw8 &x, float *out) const {
 #pragma unroll
     for (int j = 0; j < exec::kEpiVec; ++j)
       out[j] = (float)E::widen(x.u.r[j]);
@@ -361,6 +371,21 @@ public:
   __device__ void prefetchF8(const char *base, int64_t i) const {
     asm volatile("prefetch.global.L1 [%0];" ::"l"(
         base + i * (int64_t)sizeof(typename E::Raw)));
+  }
+  // A hint that the `bytes` bytes from p are read soon, into L2 (sm_90 on:
+  // one bulk prefetch of the 16-byte words they cover; earlier
+  // generations: none). No register, no wait; exec/Epilogue.h's
+  // PURLIN_EPI_L2_PREFETCH gives the register row's rows ahead.
+  __device__ void prefetchL2(const char *p, int64_t bytes) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uintptr_t a = (uintptr_t)p;
+    const uintptr_t b = (a + 15) & ~(uintptr_t)15, e = (a + (uintptr_t)bytes) & ~(uintptr_t)15;
+    if (e > b)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b), "r"((uint32_t)(e - b))
+                   : "memory");
+#else
+    (void)p, (void)bytes;
+#endif
   }
   __device__ float rowReduce(float v, int op) {
     __shared__ float part[32];

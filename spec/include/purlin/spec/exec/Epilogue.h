@@ -210,6 +210,35 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
+/// PURLIN_EPI_RAW_LOADS=1 (a measurement build; 0, the default): the
+/// register row's contributions are held as they lie in memory until they
+/// are combined (Tgt::loadRaw8, Tgt::widen8: 4 registers a vector of a
+/// 2-byte type, not 8), as the hand-written kernels hold them. The
+/// widening and the combine's order are the same, so are the results.
+#ifndef PURLIN_EPI_RAW_LOADS
+#define PURLIN_EPI_RAW_LOADS 0
+#endif
+constexpr bool kEpiRawLoads = PURLIN_EPI_RAW_LOADS != 0;
+namespace detail {
+/// A contribution's vector in the register row: widened as loaded
+/// (kRaw false: Tgt::loadF8) or held raw (Tgt::Raw8) and widened when used.
+template <class Tgt, bool kRaw> struct EpiIn {
+  struct Vec {
+    float v[kEpiVec];
+  };
+  PURLIN_HD static void load(Tgt &t, const char *base, int64_t i, Vec &x) { t.loadF8(base, i, x.v); }
+  PURLIN_HD static void widen(Tgt &, const Vec &x, float *out) {
+    for (int j = 0; j < kEpiVec; ++j)
+      out[j] = x.v[j];
+  }
+};
+template <class Tgt> struct EpiIn<Tgt, true> {
+  using Vec = typename Tgt::Raw8;
+  PURLIN_HD static void load(Tgt &t, const char *base, int64_t i, Vec &x) { t.loadRaw8(base, i, x); }
+  PURLIN_HD static void widen(Tgt &t, const Vec &x, float *out) { t.widen8(x, out); }
+};
+} // namespace detail
+
 /// Where a row of at most one vector a thread (hidden 4096 on 512 threads)
 /// takes a register row instantiated for one vector, without the other
 /// vectors' code and registers: PURLIN_EPI_ROW_SPLIT 1 (the default) in the
@@ -463,7 +492,9 @@ PURLIN_UNROLL
     // together (independent, a constant count), then combined in ascending
     // rank, the order recv() has.
     constexpr int kEpiLoads = PURLIN_EPI_LOADS;
-    float in[kEpiLoads][kEpiVec];
+    // Held as loaded (Tgt::Raw8, PURLIN_EPI_RAW_LOADS) or widened at once.
+    using In = detail::EpiIn<Tgt, kEpiRawLoads>;
+    typename In::Vec in[kEpiLoads];
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
@@ -479,21 +510,24 @@ PURLIN_UNROLL
           // docs/performance.md, fourteenth session).
 PURLIN_UNROLL
           for (int b = 0; b < kEpiLoads; ++b)
-            t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+            In::load(t, detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
         } else
 #endif
         {
           for (int b = 0; b < kEpiLoads; ++b)
             if (p0 + b < S.R)
-              t.loadF8(detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
+              In::load(t, detail::mappedSource<C>(S, src, p0 + b), at, in[b]);
         }
         if constexpr (kEpiHeldAfter<kMode>)
           if (p0 == 0)
             loadHeld(k); // while the first group's loads are out
         for (int b = 0; b < kEpiLoads; ++b)
-          if (p0 + b < S.R)
+          if (p0 + b < S.R) {
+            float v[kEpiVec];
+            In::widen(t, in[b], v);
             for (int j = 0; j < kEpiVec; ++j)
-              row[k][j] = p0 + b == 0 ? in[0][j] : purlin_epi_combine(op, row[k][j], in[b][j]);
+              row[k][j] = p0 + b == 0 ? v[j] : purlin_epi_combine(op, row[k][j], v[j]);
+          }
       }
       if (op == kAvg)
         for (int j = 0; j < kEpiVec; ++j)
@@ -742,6 +776,34 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 }
 } // namespace detail
 
+/// PURLIN_EPI_L2_PREFETCH: the register row announces rows to L2
+/// (Tgt::prefetchL2: a bulk prefetch, no register) before it reads them:
+/// each contribution's run of the row (fused, stash) or this rank's received
+/// area's (apply), one thread a run. 1: the lane's first row and, at each
+/// row, the next; 2: every row of the lane at its first; 0: none.
+#ifndef PURLIN_EPI_L2_PREFETCH
+#define PURLIN_EPI_L2_PREFETCH 0
+#endif
+
+namespace detail {
+/// Announces row `row` of a consume of clause C (its register-row runs) to
+/// L2: thread p the run of contribution p, or thread 0 the received area's.
+template <class C, class E, int kMode, class Tgt>
+PURLIN_HD void epiRowToL2(Tgt &t, const Shared &S, int src, int64_t row, const int64_t *ext,
+                          int64_t ninner) {
+  int64_t c[kMaxDims] = {0};
+  rowStart<C, E>(row, ext, c);
+  const int th = t.thread();
+  if constexpr (kMode == kEpiApply) {
+    if (th == 0)
+      t.prefetchL2(receivedOf<C>(S, t.rank()) + C::toIndex(c, S.P) * 4, ninner * 4);
+  } else if (th < S.R) {
+    t.prefetchL2(mappedSource<C>(S, src, th) + C::fromIndex(c, S.P) * (int64_t)S.elemSize,
+                 ninner * (int64_t)S.elemSize);
+  }
+}
+} // namespace detail
+
 namespace detail {
 /// Rows [first, last) of epiRows for ranks [q0, q1). kSplit false: the
 /// lane's rows for its every rank (q0, q1 as the form has them: R ranks
@@ -763,6 +825,16 @@ PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int6
   for (int64_t row = first; row < last; ++row) {
     rowStart<C, E>(row, ext, c);
     if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
+      if constexpr (PURLIN_EPI_L2_PREFETCH == 1) {
+        if (row == first)
+          epiRowToL2<C, E, kMode>(t, S, src, row, ext, ninner);
+        if (row + 1 < last)
+          epiRowToL2<C, E, kMode>(t, S, src, row + 1, ext, ninner);
+      } else if constexpr (PURLIN_EPI_L2_PREFETCH == 2) {
+        if (row == first)
+          for (int64_t r = first; r < last; ++r)
+            epiRowToL2<C, E, kMode>(t, S, src, r, ext, ninner);
+      }
       // A row of one vector a thread in an instantiation of its own
       // (kEpiRowSplit).
       if constexpr (kEpiRowSplit<kMode, kOwned>)

@@ -94,6 +94,18 @@ namespace exec {
 //   void storeF8(char *base, int64_t i, const float *v) const;
 //                                            elements i .. i+7 as storeF
 //                                            stores them (same alignment)
+//   using Raw8; void loadRaw8(const char *base, int64_t i, Raw8 &x) const;
+//   void widen8(const Raw8 &x, float *out) const;
+//                                            loadF8 in two steps: the
+//                                            vector as loaded (the
+//                                            element type's bytes where the
+//                                            target can), widened when used
+//   void prefetchF8(const char *base, int64_t i) const;
+//   void prefetchL2(const char *p, int64_t bytes) const;
+//                                            hints, no result: the vector
+//                                            at i is read soon (into L1), or
+//                                            the bytes from p (into L2; both
+//                                            may do nothing)
 //===----------------------------------------------------------------------===//
 
 /// notify: release this lane's writes, then store the epoch into the signal
