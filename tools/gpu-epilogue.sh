@@ -52,7 +52,9 @@
 #                                     purlin-epilogue-test too, run on
 #                                     all_reduce_rmsnorm and its two-shot
 #                                     (EPI_AB_TEST=quick: the two-shot's
-#                                     few rows and the chooser's, ~20 s)
+#                                     few rows and the chooser's, ~20 s;
+#                                     EPI_AB_TEST_VARIANTS=1: each
+#                                     variant's build too)
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -406,7 +408,10 @@ ab)
     root=$PWD flags= tgts=purlin-epilogue-bench
     [ $side = base ] && root=$PWD/gen-base
     [ $side = new ] && [ -n "${EPI_AB_TEST:-}" ] && tgts="$tgts purlin-epilogue-test"
-    case $side in v*) flags=${vflags[$(( ${side#v} - 1 ))]} ;; esac
+    case $side in v*) flags=${vflags[$(( ${side#v} - 1 ))]}
+      [ -n "${EPI_AB_TEST:-}" ] && [ -n "${EPI_AB_TEST_VARIANTS:-}" ] &&
+        tgts="$tgts purlin-epilogue-test" ;;
+    esac
     benchBuild "ab-$side" "$root" "$flags" $(( $(nproc) / ${#sides[@]} + 2 )) $tgts &
   done
   wait
@@ -416,15 +421,19 @@ ab)
   # its other builds; its ab step then finds them made).
   [ -n "${EPI_BUILD_ONLY:-}" ] && exit 0
   export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/build-gpu-epi-ab-new/cubin-cache}
-  if [ -n "${EPI_AB_TEST:-}" ]; then
-    T=build-gpu-epi-ab-new/test/gpu/purlin-epilogue-test
+  # EPI_AB_TEST_VARIANTS=1: each variant's build runs the same tests
+  # after this tree's (a measurement build's results checked before its
+  # figures are read).
+  abTests() { # side
+    local T=build-gpu-epi-ab-$1/test/gpu/purlin-epilogue-test t0 tlog=$LOG/ab-test-$1.log
+    [ $1 = new ] && tlog=$LOG/ab-test.log
     t0=$(date +%s)
     if [ "$EPI_AB_TEST" = quick ]; then
       # the fused two-shot's few-row cut and the chooser's plans at the
       # sizes that take it (about 20 s)
       { $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
         $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,64,128 --hidden 4096
-      } >"$LOG/ab-test.log" 2>&1
+      } >"$tlog" 2>&1
     else
     { $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,20,128,1000,4096 --hidden 1024,4096,8192
       $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
@@ -432,10 +441,17 @@ ab)
       $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192
       $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
-    } >"$LOG/ab-test.log" 2>&1
+    } >"$tlog" 2>&1
     fi
-    grep -E "FAIL|FATAL" "$LOG/ab-test.log" | head -20
-    echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/ab-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
+    grep -E "FAIL|FATAL" "$tlog" | head -20
+    local name=; [ $1 = new ] || name=" $1"
+    echo "== tests$name ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$tlog" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
+  }
+  if [ -n "${EPI_AB_TEST:-}" ]; then
+    abTests new
+    if [ -n "${EPI_AB_TEST_VARIANTS:-}" ]; then
+      for i in "${!vflags[@]}"; do abTests "v$((i + 1))"; done
+    fi
   fi
   for round in 1 2; do
     for side in "${sides[@]}"; do

@@ -27,7 +27,9 @@
 #             NEXT_AB_VARIANTS ("F1|F2": the flags of each; default none,
 #             the two trees alone) at NEXT_AB_TOKENS (default
 #             1,16,32,64,128,1024); five builds take most of a call's
-#             builds alone: run it by itself first ("ab")
+#             builds alone: run it by itself first ("ab"). EPI_AB_TEST
+#             (=1 or quick) runs this tree's GPU tests first, and with
+#             EPI_AB_TEST_VARIANTS=1 each variant's too
 #   ll        tools/gpu-datapaths.sh run gen-dp ll (staged_ll checked and
 #             timed with PURLIN_ONE_LAUNCH=0, the latency probe's LL rows)
 #   epi       EPI_QUICK=1 tools/gpu-epilogue.sh run gen-epi (the hand2s and
