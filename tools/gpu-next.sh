@@ -43,7 +43,8 @@
 #   variants  EPI_VARIANTS="${NEXT_VARIANTS:-0 12}" tools/gpu-epilogue.sh
 #             variants gen-epi at NEXT_TOKENS (default 1,16,32,64,128,256); its
 #             builds start with the others
-#   inplace   the epilogue bench in place at 1-128 tokens: y at x's address
+#   inplace   the epilogue bench in place at 1-128 tokens (with ab and
+#             without epi and probe: ab's build of this tree): y at x's address
 #             (--inplace 1: the in-place plans, direct_unfused and two_shot
 #             since the twenty-fourth session), then the residual updated in
 #             place (--inplace 2: res_out at res, no overlap for any plan
@@ -118,7 +119,15 @@ run)
        -DPURLIN_GEN_DIR="$PWD/gen-dp" && ninja -C build-dp-ll512 -j4 purlin-bench) \
       >"$L/build-ll512.log" 2>&1 &
   }
-  { has epi || has inplace || has probe; } && (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
+  # The inplace step beside ab runs ab's build of this tree (the same
+  # bench and collectives, no flags) instead of a build of its own: with
+  # both, the first call of the thirty-seventh session spent 468 s
+  # building and skipped ab.
+  export NEXT_EPI_BENCH=build-gpu-epi/tools/purlin-bench/purlin-epilogue-bench
+  has ab && ! has epi && ! has probe &&
+    NEXT_EPI_BENCH=build-gpu-epi-ab-new/tools/purlin-bench/purlin-epilogue-bench
+  { has epi || has probe || { has inplace && ! has ab; }; } &&
+             (cmake -G Ninja -S . -B build-gpu-epi $C -DPURLIN_GEN_ONLY= \
                 -DPURLIN_GEN_DIR="$PWD/gen-epi" &&
               ninja -C build-gpu-epi -j16 purlin-epilogue-test purlin-epilogue-bench) \
                 >"$L/build-epi.log" 2>&1 &
@@ -175,7 +184,7 @@ run)
     tma) step tma 250 bash tools/gpu-tma.sh stages gen-tma ;;
     variants) step variants 120 env EPI_VARIANTS="$variants" EPI_TOKENS="$vtokens" \
                 bash tools/gpu-epilogue.sh variants gen-epi ;;
-    inplace) step inplace 60 bash -c 'B=build-gpu-epi/tools/purlin-bench/purlin-epilogue-bench
+    inplace) step inplace 60 bash -c 'B=$NEXT_EPI_BENCH
                for m in 1 2; do
                  echo "== --inplace $m"
                  $B -g 8 -n 50 --hidden 4096,8192 --inplace $m \
