@@ -210,13 +210,16 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// PURLIN_EPI_RAW_LOADS=1 (a measurement build; 0, the default): the
-/// register row's contributions are held as they lie in memory until they
-/// are combined (Tgt::loadRaw8, Tgt::widen8: 4 registers a vector of a
-/// 2-byte type, not 8), as the hand-written kernels hold them. The
-/// widening and the combine's order are the same, so are the results.
+/// PURLIN_EPI_RAW_LOADS (1, the default since the thirty-eighth session; 0
+/// a measurement build): the register row's contributions are held as they
+/// lie in memory until they are combined (Tgt::loadRaw8, Tgt::widen8: 4
+/// registers a vector of a 2-byte type, not 8), as the hand-written kernels
+/// hold them. The widening and the combine's order are the same, so are the
+/// results. On an H100 it ran 1.00-1.04x the widened loads in the fused
+/// forms, 0.99-1.00x in the unfused one-shot (docs/performance.md,
+/// thirty-eighth session).
 #ifndef PURLIN_EPI_RAW_LOADS
-#define PURLIN_EPI_RAW_LOADS 0
+#define PURLIN_EPI_RAW_LOADS 1
 #endif
 constexpr bool kEpiRawLoads = PURLIN_EPI_RAW_LOADS != 0;
 namespace detail {
@@ -780,7 +783,9 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 /// (Tgt::prefetchL2: a bulk prefetch, no register) before it reads them:
 /// each contribution's run of the row (fused, stash) or this rank's received
 /// area's (apply), one thread a run. 1: the lane's first row and, at each
-/// row, the next; 2: every row of the lane at its first; 0: none.
+/// row, the next; 2: every row of the lane at its first; 0: none (the
+/// default: on an H100 both lost 0.89-0.97x at 1-64 tokens and gained
+/// 1.01-1.03x at 1024 tokens; docs/performance.md, thirty-eighth session).
 #ifndef PURLIN_EPI_L2_PREFETCH
 #define PURLIN_EPI_L2_PREFETCH 0
 #endif
