@@ -210,6 +210,13 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
+/// Contributions loaded at once in the one-shot's register row of more than
+/// one vector a thread (kQ 1, kVCap not 1: with kEpiRowSplit the rows of
+/// one vector a thread have an instantiation of their own, which keeps
+/// PURLIN_EPI_LOADS). A measurement build (default PURLIN_EPI_LOADS).
+#ifndef PURLIN_EPI_LOADS_WIDE
+#define PURLIN_EPI_LOADS_WIDE PURLIN_EPI_LOADS
+#endif
 /// PURLIN_EPI_RAW_LOADS (1, the default since the thirty-eighth session; 0
 /// a measurement build): the register row's contributions are held as they
 /// lie in memory until they are combined (Tgt::loadRaw8, Tgt::widen8: 4
@@ -494,7 +501,8 @@ PURLIN_UNROLL
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
     // rank, the order recv() has.
-    constexpr int kEpiLoads = PURLIN_EPI_LOADS;
+    constexpr int kEpiLoads =
+        kQ == 1 && kVCap != 1 ? PURLIN_EPI_LOADS_WIDE : PURLIN_EPI_LOADS;
     // Held as loaded (Tgt::Raw8, PURLIN_EPI_RAW_LOADS) or widened at once.
     using In = detail::EpiIn<Tgt, kEpiRawLoads>;
     typename In::Vec in[kEpiLoads];
