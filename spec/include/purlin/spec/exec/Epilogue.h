@@ -792,7 +792,7 @@ PURLIN_HD void rowStart(int64_t row, const int64_t *ext, int64_t *c) {
 /// each contribution's run of the row (fused, stash) or this rank's received
 /// area's (apply), one thread a run. 1: the lane's first row and, at each
 /// row, the next; 2: every row of the lane at its first; 0: none (the
-/// default: on an H100 both lost 0.89-0.97x at 1-64 tokens and gained
+/// default: on an H100 both lost 0.88-0.97x at 1-64 tokens and gained
 /// 1.01-1.03x at 1024 tokens; docs/performance.md, thirty-eighth session).
 #ifndef PURLIN_EPI_L2_PREFETCH
 #define PURLIN_EPI_L2_PREFETCH 0
