@@ -210,10 +210,12 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// Contributions loaded at once in the one-shot's register row of more than
-/// one vector a thread (kQ 1, kVCap not 1: with kEpiRowSplit the rows of
-/// one vector a thread have an instantiation of their own, which keeps
-/// PURLIN_EPI_LOADS). A measurement build (default PURLIN_EPI_LOADS).
+/// Contributions loaded at once in the one-shot's register row (kQ 1) but
+/// for its one-vector instantiation (kVCap 1, kEpiRowSplit: the fused
+/// one-shot's rows of one vector a thread keep PURLIN_EPI_LOADS; the
+/// one-shot stash has no such instantiation, so all its rows take this). A
+/// measurement build for the fused one-shot's rows of 2 vectors a thread
+/// (8192 x 1); default PURLIN_EPI_LOADS.
 #ifndef PURLIN_EPI_LOADS_WIDE
 #define PURLIN_EPI_LOADS_WIDE PURLIN_EPI_LOADS
 #endif
