@@ -210,15 +210,6 @@ constexpr int kEpiRanksAtOnce = PURLIN_EPI_RANKS_AT_ONCE;
 #ifndef PURLIN_EPI_LOADS
 #define PURLIN_EPI_LOADS 4
 #endif
-/// Contributions loaded at once in the one-shot's register row (kQ 1) but
-/// for its one-vector instantiation (kVCap 1, kEpiRowSplit: the fused
-/// one-shot's rows of one vector a thread keep PURLIN_EPI_LOADS; the
-/// one-shot stash has no such instantiation, so all its rows take this). A
-/// measurement build for the fused one-shot's rows of 2 vectors a thread
-/// (8192 x 1); default PURLIN_EPI_LOADS.
-#ifndef PURLIN_EPI_LOADS_WIDE
-#define PURLIN_EPI_LOADS_WIDE PURLIN_EPI_LOADS
-#endif
 /// PURLIN_EPI_RAW_LOADS (1, the default since the thirty-eighth session; 0
 /// a measurement build): the register row's contributions are held as they
 /// lie in memory until they are combined (Tgt::loadRaw8, Tgt::widen8: 4
@@ -503,8 +494,7 @@ PURLIN_UNROLL
     // The contributions kEpiLoads ranks at a time: their loads are issued
     // together (independent, a constant count), then combined in ascending
     // rank, the order recv() has.
-    constexpr int kEpiLoads =
-        kQ == 1 && kVCap != 1 ? PURLIN_EPI_LOADS_WIDE : PURLIN_EPI_LOADS;
+    constexpr int kEpiLoads = PURLIN_EPI_LOADS;
     // Held as loaded (Tgt::Raw8, PURLIN_EPI_RAW_LOADS) or widened at once.
     using In = detail::EpiIn<Tgt, kEpiRawLoads>;
     typename In::Vec in[kEpiLoads];
