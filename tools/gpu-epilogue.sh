@@ -155,6 +155,10 @@ run)
   t0=$(date +%s)
   {
     $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,128,1000,4096 --hidden 1024,4096,8192
+    # rows wider than the register row's 2 vectors a thread (the SM
+    # target's WideRows kernels)
+    $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,128 --hidden 12288,16384
+    $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128 --hidden 12288,16384
     if [ "${EPI_QUICK:-0}" != 1 ]; then
       $T --only all_reduce_rmsnorm --dtypes f16,f32,f8e4m3,f8e5m2 --tokens 1,2,3,7,128 --hidden 1024,8192
       $T --only all_reduce_rmsnorm_gemma --dtypes bf16,f16 --tokens 1,2,7,128 --hidden 1024,8192
@@ -433,13 +437,19 @@ ab)
       # sizes that take it (about 20 s)
       { $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
         $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,64,128 --hidden 4096
+        # rows wider than the register row's 2 vectors a thread
+        # (the chooser's: direct, two_shot, two_shot_unfused; in place
+        # direct_unfused and two_shot_copy), SM target's WideRows kernels
+        $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 12288,16384
+        $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,20 --hidden 16384
       } >"$tlog" 2>&1
     else
     { $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,2,3,7,20,128,1000,4096 --hidden 1024,4096,8192
-      $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+      $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 12288,16384
+      $T --only all_reduce_rmsnorm_two_shot --dtypes bf16 --tokens 1,7,128,1000 --hidden 1024,4096,8192,12288,16384
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,20,128 --hidden 1024,4096
-      $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192
-      $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192
+      $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16,f32 --tokens 1,7,128 --hidden 1024,4096,8192,16384
+      $T --only all_reduce_rmsnorm_two_shot_unfused --dtypes bf16,f32 --tokens 1,7,128,1000 --hidden 1024,4096,8192,16384
       PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm_direct_unfused --dtypes bf16 --tokens 1,7,128 --hidden 1024,4096
     } >"$tlog" 2>&1
     fi

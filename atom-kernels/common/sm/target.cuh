@@ -54,6 +54,19 @@
 #ifndef PURLIN_SM_EPI_ROW_VECS
 #define PURLIN_SM_EPI_ROW_VECS 2
 #endif
+// Rows wider than that (hidden 12288 and 16384 with 512 threads) run in
+// kernels of their own whose register row holds PURLIN_SM_EPI_ROW_WIDE
+// times as many vectors a thread (WideRows below; the entry picks them by
+// the call's widest epilogue row, the generated epiRowElems), so that the
+// usual kernels keep their registers. Until the thirty-ninth session those
+// rows took the general form (exec/Epilogue.h): 16384 x 1 79.6 us against
+// the pair's 6.3 (H100, 8 ranks, bf16). A wider instantiation inside the
+// usual kernels ran them 5-7x faster but the usual rows 0.73-0.93x
+// (ptxas spilled in every epilogue kernel; docs/performance.md,
+// thirty-ninth session). 1: no such kernels (the general form).
+#ifndef PURLIN_SM_EPI_ROW_WIDE
+#define PURLIN_SM_EPI_ROW_WIDE 2
+#endif
 #ifndef PURLIN_SM_EPI_HELD_VECS
 #define PURLIN_SM_EPI_HELD_VECS 1
 #endif
@@ -591,6 +604,17 @@ __global__ void __launch_bounds__(PlanThreads<Plan>::value, ApplyMinBlocks<Plan>
   runPlanSlot<E, OPS, Plan, Atoms, true>(slot, first);
 }
 
+/// A lane class A (Target or a datapath's built on it) whose register row
+/// holds PURLIN_SM_EPI_ROW_WIDE times A's vectors a thread: the kernels of
+/// the calls whose epilogue rows would not fit A's (entry, launchApply).
+template <template <class, uint32_t, int> class A> struct WideRows {
+  template <class E, uint32_t OPS, int LINES> class T : public A<E, OPS, LINES> {
+  public:
+    using A<E, OPS, LINES>::A;
+    static constexpr int kEpiRowVecs = PURLIN_SM_EPI_ROW_WIDE * A<E, OPS, LINES>::kEpiRowVecs;
+  };
+};
+
 #ifndef __CUDACC_RTC__
 /// Launches a kernel of this target with `most` threads per lane, its
 /// launch bound (PlanThreads), or fewer (the runtime's hint,
@@ -664,18 +688,24 @@ template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
           template <class, uint32_t, int> class Atoms = Target>
 int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream,
                 const void *slot) {
-  const void *k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, true>(
-      dtype, slot != nullptr);
-  if (!k)
-    return (int)cudaErrorInvalidValue;
   int64_t rows = 1, inner = 1;
   int ranks = 1;
   Plan::applyShape(S, &rows, &inner, &ranks);
+  // Vectors a thread: see PURLIN_SM_APPLY_VECS above (the register row
+  // holds up to Target::kEpiRowVecs; a row that needs more at the launch
+  // bound's threads, the wide kernel: WideRows).
+  const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
+  const void *k = nullptr;
+  if constexpr (PURLIN_SM_EPI_ROW_WIDE > 1)
+    if ((vecs + PlanThreads<Plan>::value - 1) / PlanThreads<Plan>::value > PURLIN_SM_EPI_ROW_VECS)
+      k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T, 0, true>(
+          dtype, slot != nullptr);
+  if (!k)
+    k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, true>(dtype, slot != nullptr);
+  if (!k)
+    return (int)cudaErrorInvalidValue;
   if (n <= 0 || rows <= 0)
     return (int)cudaSuccess;
-  // Vectors a thread: see PURLIN_SM_APPLY_VECS above (the register row
-  // holds up to Target::kEpiRowVecs).
-  const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
   const int64_t blocks = rows < (int64_t)0x7fffffff ? rows : (int64_t)0x7fffffff;
   auto threadsFor = [vecs](int per) {
     constexpr int kMost = PlanThreads<Plan>::value;
@@ -709,8 +739,18 @@ template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
           LaunchFn Launch = launch>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
           void *stream, const void *slot) {
-  const void *k =
-      kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
+  const void *k = nullptr;
+  // A call whose widest epilogue row needs more vectors a thread than the
+  // register row holds: the wide kernels (WideRows).
+  if constexpr (Plan::kEpiRows && PURLIN_SM_EPI_ROW_WIDE > 1) {
+    const int64_t vecs = (Plan::rowElems(S) + exec::kEpiVec - 1) / exec::kEpiVec;
+    const int threads = laneThreads(PlanThreads<Plan>::value, S->laneThreads);
+    if (vecs > (int64_t)PURLIN_SM_EPI_ROW_VECS * threads)
+      k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T>(dtype,
+                                                                              slot != nullptr);
+  }
+  if (!k)
+    k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
   // A plan whose syncs are all boundary syncs, with every rank in this
@@ -752,7 +792,11 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     static constexpr bool kInnerSyncs = (INNER_SYNCS) != 0;                    \
     static constexpr int kLines = (LINES);                                     \
     static constexpr bool kApply = false;                                      \
+    static constexpr bool kEpiRows = kHasEpilogue;                             \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
+    static int64_t rowElems(const ::purlin::exec::Shared *S) {                 \
+      return epiRowElems(S);                                                   \
+    }                                                                          \
   };
 // A plan whose epilogue may run as a launch of its own (the unfused plans:
 // APPLY its consume from received, SHAPE its rows x elements and the ranks
@@ -764,7 +808,11 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
     static constexpr bool kApartInnerSyncs = (INNER_SYNCS) == 1;               \
     static constexpr int kLines = (LINES);                                     \
     static constexpr bool kApply = true;                                       \
+    static constexpr bool kEpiRows = kHasEpilogue;                             \
     template <class Tgt> __device__ static void run(Tgt &t) { FN(t); }         \
+    static int64_t rowElems(const ::purlin::exec::Shared *S) {                 \
+      return epiRowElems(S);                                                   \
+    }                                                                          \
     template <class Tgt> __device__ static void apply(Tgt &t) { APPLY(t); }    \
     static void applyShape(const ::purlin::exec::Shared *S, int64_t *rows,     \
                            int64_t *inner, int *ranks) {                       \

@@ -391,6 +391,24 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
     e.clause(k);
   for (size_t i = 0; i < plans.size(); ++i)
     e.plan(i, plans[i]);
+  // For a GPU target: whether some clause has an epilogue, and its widest
+  // row in elements for the call's parameters (the SM target launches
+  // kernels with a wider register row where a row would not fit the usual
+  // one: atom-kernels/common/sm/target.cuh, PURLIN_SM_EPI_ROW_WIDE).
+  if (ti->gpu()) {
+    bool epi = false;
+    for (auto &cl : c.clauses)
+      epi |= !cl.epilogue.empty();
+    os << "// The epilogues' widest row, in elements, at S->P (0: none).\n"
+       << "constexpr bool kHasEpilogue = " << (epi ? "true" : "false") << ";\n"
+       << "inline int64_t epiRowElems(const Shared *S) {\n  int64_t most = 0;\n";
+    for (size_t k = 0; k < c.clauses.size(); ++k)
+      if (!c.clauses[k].epilogue.empty())
+        os << "  {\n    int64_t ext[kMaxDims] = {0}, rows = 1, inner = 1;\n"
+           << "    detail::rowShape<Clause" << k << ", Epilogue" << k
+           << ">(S->P, ext, rows, inner);\n    most = inner > most ? inner : most;\n  }\n";
+    os << "  (void)S;\n  return most;\n}\n\n";
+  }
   // The last arguments: whether the plan has syncs that are not boundary
   // syncs (when it has none and every rank runs in one launch, a target
   // need not keep epochs; 2: it has some, but none before its epilogue's
