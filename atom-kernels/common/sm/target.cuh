@@ -615,6 +615,20 @@ template <template <class, uint32_t, int> class A> struct WideRows {
   };
 };
 
+/// Whether a launch whose widest epilogue row has `elems` elements, on
+/// lanes of `threads` threads, takes the WideRows kernels: the row needs
+/// more vectors a thread than Target's register row holds.
+constexpr bool wideRowsFor(int64_t elems, int threads) {
+  return PURLIN_SM_EPI_ROW_WIDE > 1 &&
+         (elems + exec::kEpiVec - 1) / exec::kEpiVec > (int64_t)PURLIN_SM_EPI_ROW_VECS * threads;
+}
+#if PURLIN_SM_EPI_ROW_WIDE == 2 && PURLIN_SM_EPI_ROW_VECS == 2
+static_assert(!wideRowsFor(0, 512) && !wideRowsFor(4096, 512) && !wideRowsFor(8192, 512) &&
+                  wideRowsFor(8200, 512) && wideRowsFor(12288, 512) &&
+                  wideRowsFor(16384, 512) && wideRowsFor(8192, 256),
+              "rows of up to 2 vectors of 8 a thread take the usual kernels");
+#endif
+
 #ifndef __CUDACC_RTC__
 /// Launches a kernel of this target with `most` threads per lane, its
 /// launch bound (PlanThreads), or fewer (the runtime's hint,
@@ -697,7 +711,7 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
   const void *k = nullptr;
   if constexpr (PURLIN_SM_EPI_ROW_WIDE > 1)
-    if ((vecs + PlanThreads<Plan>::value - 1) / PlanThreads<Plan>::value > PURLIN_SM_EPI_ROW_VECS)
+    if (wideRowsFor(inner, PlanThreads<Plan>::value))
       k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T, 0, true>(
           dtype, slot != nullptr);
   if (!k)
@@ -743,9 +757,7 @@ int entry(const exec::Shared *S, int first, int n, int dtype, int op,
   // A call whose widest epilogue row needs more vectors a thread than the
   // register row holds: the wide kernels (WideRows).
   if constexpr (Plan::kEpiRows && PURLIN_SM_EPI_ROW_WIDE > 1) {
-    const int64_t vecs = (Plan::rowElems(S) + exec::kEpiVec - 1) / exec::kEpiVec;
-    const int threads = laneThreads(PlanThreads<Plan>::value, S->laneThreads);
-    if (vecs > (int64_t)PURLIN_SM_EPI_ROW_VECS * threads)
+    if (wideRowsFor(Plan::rowElems(S), laneThreads(PlanThreads<Plan>::value, S->laneThreads)))
       k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T>(dtype,
                                                                               slot != nullptr);
   }
