@@ -674,6 +674,20 @@ const void *kernelFor(int dtype, bool slot) {
   }
 }
 
+/// kernelFor with Atoms, or with WideRows<Atoms>::T where `wide` (the
+/// call's rows need it: wideRowsFor); both are built for the same dtypes.
+/// Plans without an epilogue (kEpi false) have no wide kernels.
+template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
+          template <class, uint32_t, int> class Atoms, bool kApply, bool kEpi>
+const void *kernelForRows(bool wide, int dtype, bool slot) {
+  if constexpr (kEpi && PURLIN_SM_EPI_ROW_WIDE > 1)
+    if (wide)
+      return kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T, 0, kApply>(
+          dtype, slot);
+  (void)wide;
+  return kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, kApply>(dtype, slot);
+}
+
 #ifndef PURLIN_SM_APPLY_VECS
 #define PURLIN_SM_APPLY_VECS 0
 #endif
@@ -709,13 +723,8 @@ int launchApply(const exec::Shared *S, int first, int n, int dtype, void *stream
   // holds up to Target::kEpiRowVecs; a row that needs more at the launch
   // bound's threads, the wide kernel: WideRows).
   const int64_t vecs = (inner + exec::kEpiVec - 1) / exec::kEpiVec;
-  const void *k = nullptr;
-  if constexpr (PURLIN_SM_EPI_ROW_WIDE > 1)
-    if (wideRowsFor(inner, PlanThreads<Plan>::value))
-      k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T, 0, true>(
-          dtype, slot != nullptr);
-  if (!k)
-    k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms, 0, true>(dtype, slot != nullptr);
+  const void *k = kernelForRows<Plan, Reduces, DTYPES, OPS, Atoms, true, true>(
+      wideRowsFor(inner, PlanThreads<Plan>::value), dtype, slot != nullptr);
   if (!k)
     return (int)cudaErrorInvalidValue;
   if (n <= 0 || rows <= 0)
@@ -753,16 +762,11 @@ template <class Plan, bool Reduces, uint32_t DTYPES, uint32_t OPS,
           LaunchFn Launch = launch>
 int entry(const exec::Shared *S, int first, int n, int dtype, int op,
           void *stream, const void *slot) {
-  const void *k = nullptr;
   // A call whose widest epilogue row needs more vectors a thread than the
   // register row holds: the wide kernels (WideRows).
-  if constexpr (Plan::kEpiRows && PURLIN_SM_EPI_ROW_WIDE > 1) {
-    if (wideRowsFor(Plan::rowElems(S), laneThreads(PlanThreads<Plan>::value, S->laneThreads)))
-      k = kernelFor<Plan, Reduces, DTYPES, OPS, WideRows<Atoms>::template T>(dtype,
-                                                                              slot != nullptr);
-  }
-  if (!k)
-    k = kernelFor<Plan, Reduces, DTYPES, OPS, Atoms>(dtype, slot != nullptr);
+  const void *k = kernelForRows<Plan, Reduces, DTYPES, OPS, Atoms, false, Plan::kEpiRows>(
+      wideRowsFor(Plan::rowElems(S), laneThreads(PlanThreads<Plan>::value, S->laneThreads)),
+      dtype, slot != nullptr);
   if (!k || (Reduces && op != exec::kCopy && !hasOp(OPS, op)))
     return (int)cudaErrorInvalidValue; // not built: the runtime compiles it
   // A plan whose syncs are all boundary syncs, with every rank in this
