@@ -52,9 +52,17 @@ void Sim::signalWord(uint64_t *w, uint64_t v) {
 }
 
 void Sim::waitWord(const uint64_t *w, uint64_t v) {
+  // A probe already blocked: the step does not run yet, whatever the other
+  // words hold (each is read when the step runs, below).
+  if (probe_ && blocked_)
+    return;
   SigWord &s = sigWord(w);
   if (probe_) {
-    blocked_ |= s.value < v;
+    if (s.value < v && !failed_) {
+      blocked_ = true;
+      probeWaitOn_ = &s - sigs_.data();
+      probeWaitFor_ = v;
+    }
     return;
   }
   if (v >= 1 && v <= kLaunches && s.first[v] >= 0)

@@ -59,6 +59,9 @@ void setAll(const BoundCollective *bc, DynTable *t) {
 }
 
 bool general(const BoundCollective &bc, int k) {
+  const DynTable *t = DynClause<0>::table;
+  if (t && t->bc == &bc && (size_t)k < t->general.size())
+    return t->general[k];
   return isGeneralClause(*bc.coll, bc.coll->clauses[k]);
 }
 
@@ -98,6 +101,9 @@ DynScope::DynScope(const BoundCollective &bc, DynTable &t) {
   assert(!DynClause<0>::table && "one DynScope at a time");
   t.bc = &bc;
   t.failed = false;
+  t.general.clear();
+  for (const Clause &cl : bc.coll->clauses)
+    t.general.push_back(isGeneralClause(*bc.coll, cl));
   setAll(&bc, &t);
 }
 

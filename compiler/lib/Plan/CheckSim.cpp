@@ -226,10 +226,17 @@ bool Sim::stepProc(int pi, bool &progress) {
     // A step that may wait runs first as a probe, without effects: it runs
     // for real only once every word or line it waits for is there.
     if (st.kind == StepKind::Wait || (st.kind == StepKind::Consume && st.flagged())) {
+      // A wait blocked on a word that is still short is blocked still.
+      if (st.kind == StepKind::Wait && pr.waitOn >= 0 &&
+          sigs_[(size_t)pr.waitOn].value < pr.waitFor)
+        return false;
       probe_ = true;
       blocked_ = false;
+      probeWaitOn_ = -1;
       runStep(t, c_, *bc_, st, ch);
       probe_ = false;
+      pr.waitOn = st.kind == StepKind::Wait && blocked_ ? probeWaitOn_ : -1;
+      pr.waitFor = probeWaitFor_;
       if (blocked_)
         return false;
     }

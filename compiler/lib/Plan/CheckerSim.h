@@ -182,6 +182,12 @@ private:
     size_t pc = 0;
     bool started = false, finished = false;
     std::vector<int32_t> clk;
+    // A wait step's probe that found the process blocked: the first signal
+    // word it found short (sigs_ index, -1: none) and the value it waits
+    // for. Words only grow, so while that one is short the probe would be
+    // blocked again, and the step is not probed anew (stepProc).
+    int64_t waitOn = -1;
+    uint64_t waitFor = 0;
   };
   // A signal word: its value and, for each value v, the snapshot of the
   // first notify that made it reach v (notifies store epochs 1..kLaunches).
@@ -269,6 +275,8 @@ private:
   // effects, to see whether it can run.
   int cur_ = -1, curStep_ = -1;
   bool probe_ = false, blocked_ = false;
+  int64_t probeWaitOn_ = -1; // the probe's first short word (Proc::waitOn)
+  uint64_t probeWaitFor_ = 0;
   int64_t moveSeq_ = 0;
   bool failed_ = false;
   std::vector<PlanDiag> pending_; // a postcondition problem, reported last

@@ -27,6 +27,9 @@ struct DynTable {
   const BoundCollective *bc = nullptr;
   bool failed = false; // an expression did not evaluate (a table index out
                        // of range, say): the check reports it
+  // Per clause: isGeneralClause, computed once per scope (runStep asks on
+  // every step it runs, probes included; it walks the clause's expressions).
+  std::vector<bool> general;
 };
 
 template <int K, bool G = false> struct DynClause {
