@@ -10,6 +10,9 @@
 #                                         GPU does (no CUDA runtime, kernels
 #                                         or nvcc tests); ON requires it;
 #                                         AUTO (default): when nvcc is found
+#   PURLIN_TEST_LONG=1 bash tools/test.sh  every case of the host runners'
+#                                         grids (by default lit runs a
+#                                         deterministic 1 in 3: test/lit.cfg.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
