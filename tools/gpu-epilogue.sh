@@ -55,6 +55,10 @@
 #                                     few rows and the chooser's, ~20 s;
 #                                     EPI_AB_TEST_VARIANTS=1: each
 #                                     variant's build too)
+#   tools/gpu-epilogue.sh rows [DIR]  on the GPU machine (carry DIR): the
+#                                     chooser's rows bands, tested at the
+#                                     sizes they move and benched beside
+#                                     every plan forced (EPI_ROUNDS runs)
 #   tools/gpu-epilogue.sh run [DIR]   on the GPU machine from the repository
 #                                     root, DIR carried: builds the CUDA
 #                                     runtime and purlin-epilogue-test and
@@ -553,6 +557,44 @@ timing)
   grep -v "^epi-timing" "$LOG/timing.log" | tail -12
   echo "== cycles between the register row's steps (lane 0 of rank 0; a lane without a row prints stale marks)"
   grep "^epi-timing" "$LOG/timing.log" | sort -V | head -60
+  ;;
+rows)
+  # The chooser's rows bands (spec/Plan.h, kDefaultEpilogueWideRows and
+  # kDefaultEpilogueUnfusedRows) on the GPU: one build of this tree
+  # (BENCH_GEN with the unfused copies), the tests of the chooser's plans
+  # at the sizes they move (hidden 12288 and 16384 at 1-128 tokens, 4096
+  # at 255 and 256, bf16 and f32; out of place, in place and res_out at
+  # res; each "ok" line names the plan that ran), then the bench
+  # EPI_ROUNDS times (default 3) at EPI_HIDDEN x EPI_TOKENS: its "fused"
+  # column is the chooser's, beside every plan forced, in the same run.
+  LOG=${OUT:-build-gpu-epi-rows/logs}
+  B=build-gpu-epi-rows
+  mkdir -p "$LOG"
+  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused"
+  t0=$(date +%s)
+  benchBuild rows "$PWD" "" "$(nproc)" purlin-epilogue-test purlin-epilogue-bench
+  [ -x "build-gpu-epi-rows/tools/purlin-bench/purlin-epilogue-bench" ] || exit 1
+  echo "== build: $(( $(date +%s) - t0 )) s"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$LOG/gpu.txt"
+  export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/$B/cubin-cache}
+  T=$B/test/gpu/purlin-epilogue-test
+  t0=$(date +%s)
+  { $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 1,2,16,64,65,128 --hidden 12288,16384
+    $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 128,255,256 --hidden 4096
+    $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,128 --hidden 1024,8192
+    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,16,256 --hidden 4096,12288
+  } >"$LOG/rows-test.log" 2>&1
+  grep -E "FAIL|FATAL" "$LOG/rows-test.log" | head -20
+  echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/rows-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
+  echo "== the plans the chooser took (out of place, one launch; the rest in $LOG/rows-test.log):"
+  grep -E "^ok +all_reduce_rmsnorm .* hidden=(4096|12288|16384) out of place" "$LOG/rows-test.log" |
+    head -30 | sed -E 's/^ok +all_reduce_rmsnorm //; s/ R=8//; s/ out of place//; s/ \(first.*//'
+  for round in $(seq 1 "${EPI_ROUNDS:-3}"); do
+    $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden "${EPI_HIDDEN:-4096,8192,12288,16384}" \
+      --tokens "${EPI_TOKENS:-1,2,16,64,65,128,255,256}" >"$LOG/rows-bench-$round.log" 2>&1
+    echo "== bench round $round"
+    grep -vE "^#|^$" "$LOG/rows-bench-$round.log" | head -60
+  done
   ;;
 *)
   sed -n '2,/^set -uo/p' "$0" | sed '$d'

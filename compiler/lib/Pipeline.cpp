@@ -46,6 +46,8 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
   infer.llBytes = o.llBytes;
   infer.epilogueUnfusedBytes = o.epilogueUnfusedBytes;
   infer.ll128Bytes = o.ll128Bytes;
+  infer.epilogueWideRows = o.epilogueWideRows;
+  infer.epilogueUnfusedRows = o.epilogueUnfusedRows;
   pm.addPass(createSnacInfer(infer));
   SnacCheckOptions check;
   check.maxRanks = o.maxRanks;
@@ -114,6 +116,14 @@ bool checkOptions(const CompileOptions &o, std::string &error) {
   if (p.epilogueSmallBytes < 0) {
     error = "--epilogue-small-bytes must not be negative (0: no one-shot "
             "band), got " + std::to_string((int64_t)p.epilogueSmallBytes);
+    return false;
+  }
+  if (p.epilogueWideRows < 0 || p.epilogueUnfusedRows < 0) {
+    error = std::string(p.epilogueWideRows < 0 ? "--epilogue-wide-rows"
+                                               : "--epilogue-unfused-rows") +
+            " must not be negative (0: no such band), got " +
+            std::to_string(p.epilogueWideRows < 0 ? (int64_t)p.epilogueWideRows
+                                                  : (int64_t)p.epilogueUnfusedRows);
     return false;
   }
   if (p.epilogueDirectBytes < 0 && p.epilogueDirectBytes != kAutoEpilogueDirectBytes) {
@@ -263,6 +273,10 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
        << " inplace_same " << (p.inplaceSame ? 1 : 0) << " inplace_max_ranks "
        << p.inplaceMaxRanks << " band [" << p.minBytes
        << ", " << p.maxBytes << ")"
+       << (p.maxRows != 0 ? " rows [" + std::to_string(p.minRows) + ", " +
+                                std::to_string(p.maxRows) + ") elems " +
+                                std::to_string(p.rowsElems)
+                          : std::string())
        << (p.severalLaunches ? " several_launches" : "") << "\n";
   }
   return true;

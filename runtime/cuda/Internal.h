@@ -21,6 +21,7 @@
 #include "PeerMemory.h"
 #include "purlin/purlin.h"
 #include "purlin/runtime/BoundValues.h"
+#include "purlin/runtime/Launch.h"
 #include "purlin/runtime/Target.h"
 #include "purlin/spec/Collective.h"
 #include "purlin/spec/Exec.h"
@@ -165,6 +166,7 @@ struct purlinColl {
   bool lastValid = false;
   std::vector<int64_t> lastScalars, lastTables;
   std::vector<int64_t> lastElems;
+  purlin::EpiRows lastRows; // the epilogue's rows at the last parameters (choosePlan)
   purlin::exec::Params lastParams;
 };
 

@@ -143,7 +143,8 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
                                1, c->lastElems.data(), es, c->epiLocalPairs)
              : classifyOverlap(d, flat.data(), R, c->lastElems.data(), es,
                                c->epiLocalPairs);
-  pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches, c->hasEpilogue);
+  pick = choosePlan(info, maxBytes, overlap, R, "", severalLaunches, c->hasEpilogue,
+                    c->lastRows);
   if (pick >= 0)
     return PURLIN_SUCCESS;
   int reach = 0;

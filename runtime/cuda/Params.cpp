@@ -223,6 +223,7 @@ purlinStatus rt::bindLaunch(purlinColl *c, const purlinArgs *a) {
   c->lastScalars = sc;
   c->lastTables = tw;
   c->lastElems = elems;
+  c->lastRows = epilogueRows(d, b);
   c->lastValid = true;
   return PURLIN_SUCCESS;
 }

@@ -240,6 +240,105 @@ void inPlace() {
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
 }
 
+// The rows bands (purlinc's default set for all_reduce_rmsnorm since the
+// forty-first session: the fused one-shot through 64 rows wider than 8192
+// elements, the unfused one-shot for one such row, the unfused two-shot
+// from 256 rows of 4096 elements or more), and epilogueRows, which sizes a
+// call's rows from its description.
+void rowsBands() {
+  purlin_plan_info plans[5] = {
+      plan("direct", 0, 262145, false, plainLayout),
+      plan("two_shot", 262145, 4194304, false, plainLayout),
+      plan("two_shot_unfused", 4194304, -1, false, plainLayout),
+      plan("direct_unfused", 0, 524288, false, plainLayout),
+      plan("two_shot_copy", 524288, -1, false, plainLayout)};
+  plans[0].min_rows = 2, plans[0].max_rows = 65, plans[0].rows_elems = 8193;
+  plans[2].min_rows = 256, plans[2].max_rows = -1, plans[2].rows_elems = 4096;
+  plans[3].min_rows = 0, plans[3].max_rows = 2, plans[3].rows_elems = 8193;
+  plans[1].inplace_same = plans[2].inplace_same = 1;
+  plans[3].inplace_safe = plans[3].inplace_same = 1;
+  plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
+  purlin_collective_info info;
+  std::memset(&info, 0, sizeof info);
+  info.nplans = 5;
+  info.plans = plans;
+  const InPlace no = InPlace::No, same = InPlace::SameStart, any = InPlace::Any;
+  auto pick = [&](int64_t rows, int64_t elems, InPlace ip = InPlace::No, int es = 2) {
+    return choosePlan(&info, rows * elems * es, ip, 8, "", false, true, EpiRows{rows, elems});
+  };
+  // Rows of 4096 and 8192: the byte bands, but from 256 rows of 4096 the
+  // unfused two-shot (2 MiB at 4096 x 256 bf16, below its byte edge).
+  CHECK_EQ(pick(1, 4096), 0);
+  CHECK_EQ(pick(32, 4096), 0);
+  CHECK_EQ(pick(64, 4096), 1);
+  CHECK_EQ(pick(255, 4096), 1);
+  CHECK_EQ(pick(256, 4096), 2);
+  CHECK_EQ(pick(128, 8192), 1);
+  CHECK_EQ(pick(16, 8192), 0);
+  CHECK_EQ(pick(32, 8192), 1);
+  CHECK_EQ(pick(256, 8192), 2);
+  // Narrower rows keep the byte edge (1024 x 256: 512 KiB, fused two-shot).
+  CHECK_EQ(pick(256, 1024), 1);
+  CHECK_EQ(pick(4096, 1024), 2);
+  // Wider rows: the unfused one-shot for one row, the fused one through
+  // 64 rows, whatever the bytes (f32 16384 x 64: 4 MiB), then the bytes.
+  CHECK_EQ(pick(1, 12288), 3);
+  CHECK_EQ(pick(1, 16384), 3);
+  CHECK_EQ(pick(2, 12288), 0);
+  CHECK_EQ(pick(16, 12288), 0);
+  CHECK_EQ(pick(64, 16384), 0);
+  CHECK_EQ(pick(64, 16384, no, 4), 0);
+  CHECK_EQ(pick(65, 16384), 1);
+  CHECK_EQ(pick(128, 12288), 1);
+  CHECK_EQ(pick(256, 16384), 2);
+  CHECK_EQ(pick(1, 8193), 3);
+  CHECK_EQ(pick(1, 8192), 0);
+  // In place: a rows band's plan only where it is proved right for the
+  // overlap. The fused one-shot is not: the byte bands' plans take those
+  // calls, as before. The unfused one-shot is, for any overlap; the
+  // unfused two-shot at the same address only.
+  // (16 x 12288 bf16 at the same address: the byte bands, the fused
+  // two-shot first, as before.)
+  CHECK_EQ(pick(16, 12288, same), 1);
+  CHECK_EQ(pick(16, 12288, any), 3);
+  CHECK_EQ(pick(1, 12288, any), 3);
+  CHECK_EQ(pick(256, 4096, same), 2);
+  CHECK_EQ(pick(256, 4096, any), 4);
+  // No epilogue rows (the default EpiRows): the byte bands alone.
+  CHECK_EQ(choosePlan(&info, 16 * 12288 * 2, no, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 256 * 4096 * 2, no, 8, "", false, true), 1);
+  // A strategy by name is taken whatever the rows band says.
+  CHECK_EQ(choosePlan(&info, 12288 * 2, no, 8, "two_shot", false, true, EpiRows{1, 12288}), 1);
+  // max_rows 0 is no band (a table from before the rows bands).
+  plans[3].max_rows = 0;
+  CHECK_EQ(pick(1, 12288), 0);
+  CHECK(!inRowsBand(plans[3], EpiRows{0, 1 << 20}));
+
+  // epilogueRows: rows n by H elements (the row coordinates against the
+  // rest), -1 rows without an epilogue.
+  const char *text =
+      "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\nparam H count\n"
+      "param T type\nbuffer in x T [N*H]\nbuffer in res T [N*H]\nbuffer in w T [H]\n"
+      "buffer in eps T [1]\nbuffer out y T [N*H]\nbuffer out res_out T [N*H]\n"
+      "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
+      "  to y @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
+      "  store res_out [n*H + i] [h]\n  store y [n*H + i] [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n"
+      "end\n";
+  const Collective epi = desc(text);
+  Binding b;
+  b.scalars = {{"R", 8}, {"N", 7}, {"H", 12288}};
+  b.dtype = DType::BF16;
+  EpiRows r = epilogueRows(epi, b);
+  CHECK_EQ(r.rows, 7);
+  CHECK_EQ(r.elems, 12288);
+  b.scalars["N"] = 0;
+  CHECK_EQ(epilogueRows(epi, b).rows, 0);
+  CHECK_EQ(epilogueRows(desc(kAllReduce), b).rows, -1);
+  Binding partial;
+  partial.scalars = {{"R", 8}, {"N", 7}}; // H unbound: no rows
+  CHECK_EQ(epilogueRows(epi, partial).rows, -1);
+}
+
 // Rows as scalar 0 (a row-lane plan's purlin_plan_info::rows).
 int64_t rowsOfScalar0(const purlin_shared_t *raw) {
   return ((const exec::Shared *)raw)->P.s[0];
@@ -320,6 +419,7 @@ int main() {
   unorderedCalls();
   bandBindings();
   inPlace();
+  rowsBands();
   localOverlap();
   return purlin_test::finish();
 }

@@ -56,6 +56,8 @@ int main(int argc, char **argv) {
   int64_t llBytes = opts.pipeline.llBytes;
   int64_t epilogueUnfusedBytes = opts.pipeline.epilogueUnfusedBytes;
   int64_t ll128Bytes = opts.pipeline.ll128Bytes;
+  int64_t epilogueWideRows = opts.pipeline.epilogueWideRows;
+  int64_t epilogueUnfusedRows = opts.pipeline.epilogueUnfusedRows;
   app.add_option("input", input, "the .purlin source ('-' reads stdin)")
       ->required();
   app.add_option("--emit", emitName,
@@ -118,6 +120,17 @@ int main(int argc, char **argv) {
                  "two_shot_unfused: the epilogue apart from the combine, the "
                  "same results; default 4 MiB, where they beat the fused "
                  "two-shot on the H200 and H100; 0: none)");
+  app.add_option("--epilogue-wide-rows", epilogueWideRows,
+                 "auto, a collective with an epilogue, out of place: rows "
+                 "wider than 8192 elements (the SM target's wide kernels) "
+                 "run one-shot through this many rows, a single row the "
+                 "unfused one-shot, whatever their bytes (default 64, "
+                 "measured on the H100; 0: none)");
+  app.add_option("--epilogue-unfused-rows", epilogueUnfusedRows,
+                 "auto, a collective with an epilogue: from this many rows "
+                 "of at least 4096 elements, the unfused two-shot, below "
+                 "--epilogue-unfused-bytes too (default 256, measured on "
+                 "the H100; 0: none)");
   app.add_option("--ll128-bytes", ll128Bytes,
                  "auto: from --ll-bytes up to this many bytes per rank, a "
                  "staged_ll128 plan (128-byte flagged lines) chosen only "
@@ -151,6 +164,8 @@ int main(int argc, char **argv) {
   opts.pipeline.llBytes = llBytes;
   opts.pipeline.epilogueUnfusedBytes = epilogueUnfusedBytes;
   opts.pipeline.ll128Bytes = ll128Bytes;
+  opts.pipeline.epilogueWideRows = epilogueWideRows;
+  opts.pipeline.epilogueUnfusedRows = epilogueUnfusedRows;
 
   // --target with -o and no --emit: compile into a folder.
   bool toDir = *targetOpt && !app.count("--emit");

@@ -107,6 +107,16 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("purlin-snac-infer: auto's LL128 band for several "
                      "launches, from ll-bytes up to this"),
       llvm::cl::init(SnacInferOptions().ll128Bytes)};
+  Option<int64_t> epilogueWideRows{
+      *this, "epilogue-wide-rows",
+      llvm::cl::desc("purlin-snac-infer: auto's one-shot rows for rows wider "
+                     "than 8192 elements"),
+      llvm::cl::init(SnacInferOptions().epilogueWideRows)};
+  Option<int64_t> epilogueUnfusedRows{
+      *this, "epilogue-unfused-rows",
+      llvm::cl::desc("purlin-snac-infer: auto's unfused two-shot from this "
+                     "many rows of 4096 elements or more"),
+      llvm::cl::init(SnacInferOptions().epilogueUnfusedRows)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),
                        llvm::cl::init(SnacCheckOptions().maxRanks)};

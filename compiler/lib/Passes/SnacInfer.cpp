@@ -31,6 +31,8 @@ struct SnacInferPass : impl::SnacInferBase<SnacInferPass> {
       o.llBytes = llBytes;
       o.epilogueUnfusedBytes = epilogueUnfusedBytes;
       o.ll128Bytes = ll128Bytes;
+      o.epilogueWideRows = epilogueWideRows;
+      o.epilogueUnfusedRows = epilogueUnfusedRows;
       std::vector<Plan> plans;
       std::string error;
       if (!inferPlans(c, o, plans, error)) {

@@ -465,7 +465,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << (applySplit(p).apply >= 0 ? "PURLIN_HOST_APPLY(p" + std::to_string(i) + ")"
                                     : std::string("nullptr"))
        << ", " << (rowLaneStep(p) ? "rows_" + std::to_string(i) : std::string("nullptr"))
-       << "},\n";
+       << ", " << p.minRows << ", " << p.maxRows << ", " << p.rowsElems << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
   if (ti->gpu())

@@ -601,12 +601,61 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
          add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
 }
 
+/// The default chooser's rows bands (a collective with an epilogue; spec/
+/// Plan.h, kDefaultEpilogueWideRows and kDefaultEpilogueUnfusedRows): the
+/// edges that the row's width moves, on the plans the byte bands built.
+/// A call in a plan's rows band takes it before the plans whose byte band
+/// holds it (the runtime's choosePlan).
+void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
+  auto find = [&](const char *s) -> Plan * {
+    for (Plan &p : plans)
+      if (p.strategy == s)
+        return &p;
+    return nullptr;
+  };
+  Plan *direct = find("direct"), *apart = find("direct_unfused"),
+       *twoApart = find("two_shot_unfused");
+  if (opts.epilogueWideRows > 0 && direct) {
+    // The single row: the unfused one-shot where the set has it (the
+    // in-place band's); the fused one from 2 rows.
+    const bool one = apart != nullptr;
+    if (one) {
+      apart->minRows = 0;
+      apart->maxRows = 2;
+      apart->rowsElems = kEpilogueWideElems + 1;
+    }
+    if (!one || opts.epilogueWideRows > 1) {
+      direct->minRows = one ? 2 : 0;
+      direct->maxRows = opts.epilogueWideRows + 1;
+      direct->rowsElems = kEpilogueWideElems + 1;
+    }
+  }
+  if (opts.epilogueUnfusedRows > 0 && twoApart) {
+    twoApart->minRows = opts.epilogueUnfusedRows;
+    twoApart->maxRows = -1;
+    twoApart->rowsElems = kEpilogueUnfusedRowElems;
+  }
+}
+
 } // namespace
 
 bool inferPlans(const Collective &c, const InferOptions &opts,
                 std::vector<Plan> &plans, std::string &error) {
+  if (opts.epilogueWideRows < 0 || opts.epilogueUnfusedRows < 0) {
+    error = std::string(opts.epilogueWideRows < 0 ? "epilogue-wide-rows"
+                                                  : "epilogue-unfused-rows") +
+            " must not be negative (0: no such band), got " +
+            std::to_string(opts.epilogueWideRows < 0 ? opts.epilogueWideRows
+                                                     : opts.epilogueUnfusedRows);
+    return false;
+  }
   if (!choosePlans(c, opts, plans, error))
     return false;
+  bool epilogue = false;
+  for (const Clause &cl : c.clauses)
+    epilogue |= !cl.epilogue.empty();
+  if (epilogue && opts.strategy == "auto")
+    rowsBands(opts, plans);
   // Every consume of a clause with an epilogue goes through it, but one
   // that keeps the rows for a later one (to received: the unfused plans).
   for (Plan &p : plans)

@@ -25,7 +25,10 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       p.inplaceSame ? b.getUnitAttr() : UnitAttr(),
       (p.inplaceSafe || p.inplaceSame) && p.inplaceMaxRanks > 0
           ? b.getI64IntegerAttr(p.inplaceMaxRanks)
-          : IntegerAttr());
+          : IntegerAttr(),
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.minRows) : IntegerAttr(),
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRows) : IntegerAttr(),
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.rowsElems) : IntegerAttr());
   Block *body = new Block();
   prog.getBody().push_back(body);
   OpBuilder::InsertionGuard g(b);
@@ -92,6 +95,11 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
   out.inplaceSafe = op.getInplaceSafe();
   out.inplaceSame = op.getInplaceSame() || op.getInplaceSafe();
   out.inplaceMaxRanks = (int)op.getInplaceMaxRanks().value_or(0);
+  if (op.getMaxRows()) {
+    out.minRows = (int64_t)*op.getMinRows();
+    out.maxRows = (int64_t)*op.getMaxRows();
+    out.rowsElems = (int64_t)*op.getRowsElems();
+  }
   llvm::StringMap<int> sigIndex;
   for (Operation &o : op.getBodyBlock())
     if (auto s = dyn_cast<SignalOp>(o)) {

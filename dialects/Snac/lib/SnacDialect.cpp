@@ -153,6 +153,17 @@ LogicalResult ProgramOp::verify() {
   if (minBytes < 0 || (maxBytes >= 0 && maxBytes <= minBytes))
     return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
+  // The rows band: all three parts (the assembly form gives them together).
+  if (getMinRows() || getMaxRows() || getRowsElems()) {
+    if (!getMinRows() || !getMaxRows() || !getRowsElems())
+      return emitOpError("a rows band needs min_rows, max_rows and rows_elems");
+    const int64_t lo = (int64_t)*getMinRows(), hi = (int64_t)*getMaxRows(),
+                  elems = (int64_t)*getRowsElems();
+    if (lo < 0 || hi == 0 || (hi > 0 && hi <= lo) || hi < -1)
+      return emitOpError("rows band [") << lo << ", " << hi << ") is empty";
+    if (elems < 0)
+      return emitOpError("rows band's elems must not be negative, got ") << elems;
+  }
   // The runtime and the generated plan table name plans by strategy: only
   // the strategies inference knows.
   if (!llvm::is_contained(::purlin::strategyNames(), getStrategy().str()))

@@ -61,9 +61,38 @@ bool hasEpilogue(const Collective &c) {
   return false;
 }
 
+EpiRows epilogueRows(const Collective &c, const Binding &b) {
+  EpiRows out;
+  for (const Clause &cl : c.clauses) {
+    if (cl.epilogue.empty())
+      continue;
+    int64_t rows = 1, inner = 1;
+    for (const Dim &d : cl.dims) {
+      int64_t n = 0;
+      std::string err;
+      if (!evalParamExpr(c, b, d.extent, n, err))
+        return EpiRows();
+      bool row = false;
+      for (const std::string &r : cl.epilogue.rows)
+        row |= r == d.name;
+      (row ? rows : inner) *= n;
+    }
+    if (inner > out.elems || (inner == out.elems && rows > out.rows)) {
+      out.rows = rows;
+      out.elems = inner;
+    }
+  }
+  return out;
+}
+
+bool inRowsBand(const purlin_plan_info &p, EpiRows rows) {
+  return p.max_rows != 0 && rows.rows >= 0 && rows.elems >= p.rows_elems &&
+         rows.rows >= p.min_rows && (p.max_rows < 0 || rows.rows < p.max_rows);
+}
+
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy,
-               bool severalLaunches, bool bandFirst) {
+               bool severalLaunches, bool bandFirst, EpiRows rows) {
   auto fits = [&](const purlin_plan_info &p) {
     return bytes >= p.min_bytes && (p.max_bytes < 0 || bytes < p.max_bytes);
   };
@@ -75,7 +104,15 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
   // Out of place: the band's plan, else the first. A low-latency plan
   // (several_launches) is a choice for its band only (its lines double the
   // bytes staged): out of it, it is the last resort (pass 4), not a
-  // "whatever its band" pick.
+  // "whatever its band" pick. Before all of them, a plan whose rows band
+  // holds the call (out of place, or in place without copies).
+  if (strategy.empty())
+    for (int i = 0; i < info->nplans; ++i) {
+      const purlin_plan_info &p = info->plans[i];
+      if (inRowsBand(p, rows) && allowed(p) && !(p.several_launches && !severalLaunches) &&
+          (inplace == InPlace::No || !p.copies_inputs))
+        return i;
+    }
   for (int pass = 0; pass < 5; ++pass)
     for (int i = 0; i < info->nplans; ++i) {
       const purlin_plan_info &p = info->plans[i];

@@ -244,7 +244,8 @@ int purlinHostLaunch(purlinHostColl_t h, const char *binding,
       classifyOverlap(c, buffers, R, elems.data(), ess.data(), h->localPairs);
   std::string strat = strategy ? strategy : "";
   // Several launches: the host API keeps the boundary syncs (below).
-  int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true, hasEpilogue(c));
+  int pi = choosePlan(h->info, callBytes(c, b), mode, R, strat, true, hasEpilogue(c),
+                      epilogueRows(c, b));
   if (pi < 0)
     return fail(PURLIN_ERR_NO_PLAN,
                 "no plan of '" + c.name + "' fits this call" +

@@ -159,7 +159,7 @@ bool bindCall(const purlin_collective_info *info, const Collective &c,
                              epilogueLocalPairs(c));
   }
   k.plan = choosePlan(info, callBytes(c, b), k.mode, R, o.strategy, !o.oneLaunch,
-                      hasEpilogue(c));
+                      hasEpilogue(c), epilogueRows(c, b));
   if (k.plan < 0) {
     res.refused = true;
     int reach = 0;

@@ -83,6 +83,72 @@ snac.program @p of @c "direct" lanes 1 chunks 1 band [-5, -1) {
 
 // -----
 
+// a rows band that ends where it starts
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op rows band [4, 4) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [4, 4) elems 8 {
+}
+
+// -----
+
+// a rows band of no rows (0 says "no band": the attributes are left out)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op rows band [0, 0) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 0) elems 8 {
+}
+
+// -----
+
+// a rows band whose end is below -1 (-1: no limit)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op rows band [0, -2) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, -2) elems 8 {
+}
+
+// -----
+
+// a rows band for rows of a negative width
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op rows band's elems must not be negative, got -1}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 2) elems -1 {
+}
+
+// -----
+
+// a rows band given in part (generic form: the assembly form gives all three)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op a rows band needs min_rows, max_rows and rows_elems}}
+"snac.program"() ({
+^bb0:
+}) {sym_name = "p", collective = @c, strategy = "direct", lanes = 1 : i64, chunks = 1 : i64, min_bytes = 0 : i64, max_bytes = -1 : i64, min_rows = 0 : i64} : () -> ()
+
+// -----
+
 // both in-place claims (inplace_safe implies inplace_same)
 layout.collective @c {
   layout.param @R : ranks

@@ -198,6 +198,23 @@ snac.program @pipelined of @two "staged" lanes 1 chunks 64 band [0, -1) {
 
 // -----
 
+// A rows band (a collective with an epilogue: purlinc's default chooser
+// gives one where the row's width moves an edge), bounded and open.
+// CHECK-LABEL: snac.program @wide of @rows "direct" lanes 16 chunks 1 band[0, 262145) rows[2, 65) elems 8193 {
+// CHECK-LABEL: snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band[4194304, -1) rows[256, -1) elems 4096 {
+snac.program @wide of @rows "direct" lanes 16 chunks 1 band [0, 262145) rows [2, 65) elems 8193 {
+}
+snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band [4194304, -1) rows [256, -1) elems 4096 {
+}
+layout.collective @rows {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+
+// -----
+
 // A program may come before its collective, and an empty program is legal.
 // CHECK-LABEL: snac.program @empty of @later "direct" lanes 1 chunks 1 band[5, 6) {
 // CHECK-NEXT:  }

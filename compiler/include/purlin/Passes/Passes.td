@@ -56,6 +56,16 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "auto: from ll-bytes up to this many bytes per rank, a "
            "staged_ll128 plan chosen only where the ranks run in several "
            "launches (0: none; else it must exceed ll-bytes)">,
+    Option<"epilogueWideRows", "epilogue-wide-rows", "int64_t",
+           "::purlin::kDefaultEpilogueWideRows",
+           "auto, a collective with an epilogue, out of place: rows wider "
+           "than 8192 elements run one-shot through this many rows (one "
+           "row: the unfused one-shot), whatever their bytes (0: none)">,
+    Option<"epilogueUnfusedRows", "epilogue-unfused-rows", "int64_t",
+           "::purlin::kDefaultEpilogueUnfusedRows",
+           "auto, a collective with an epilogue: from this many rows of at "
+           "least 4096 elements, the unfused two-shot, whatever their "
+           "bytes (0: none)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];
 }

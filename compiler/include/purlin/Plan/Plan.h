@@ -60,6 +60,13 @@ struct InferOptions {
   // auto: from llBytes up to this, a staged_ll128 plan next, for such
   // calls only; 0: none (else it must exceed llBytes)
   int64_t ll128Bytes = 0;
+  // auto, a collective with an epilogue, out of place: rows wider than
+  // kEpilogueWideElems one-shot through this many rows (one row: the
+  // unfused one-shot), whatever their bytes; 0: none (spec/Plan.h)
+  int64_t epilogueWideRows = kDefaultEpilogueWideRows;
+  // auto, a collective with an epilogue: from this many rows of at least
+  // kEpilogueUnfusedRowElems elements, the unfused two-shot; 0: none
+  int64_t epilogueUnfusedRows = kDefaultEpilogueUnfusedRows;
 };
 
 /// The plan's steps in runs: a maximal run of `chunked` steps is one chunk

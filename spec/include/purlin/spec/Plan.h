@@ -95,6 +95,13 @@ struct Plan {
   // The size band the chooser picked this plan for: bytes of the largest
   // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
   int64_t minBytes = 0, maxBytes = -1;
+  // The rows band (a collective with an epilogue; maxRows 0: none): a call
+  // whose epilogue rows (its widest clause's: exec::rowShape) are at least
+  // rowsElems elements wide and number in [minRows, maxRows) (maxRows < 0:
+  // no limit) takes this plan before a plan whose byte band holds it (the
+  // runtime's choosePlan). Where a kernel's shape follows the row's width
+  // (the SM target's wide kernels), bytes alone misplace the edge.
+  int64_t minRows = 0, maxRows = 0, rowsElems = 0;
   // Chosen only for a call whose ranks run in several launches (the
   // several-GPU launch model, PURLIN_ONE_LAUNCH=0), where the launch
   // boundary's barriers cost more than a low-latency protocol's flags
@@ -167,6 +174,39 @@ constexpr int kDefaultEpilogueDirectLanes = 16;
 /// at the same address but slow at a few rows. purlinc
 /// --epilogue-unfused-bytes sets it per build (0: none).
 constexpr int64_t kDefaultEpilogueUnfusedBytes = 4 * 1024 * 1024;
+
+/// Rows wider than this many elements run in the SM target's wide kernels
+/// (its register row holds 512 threads x 2 vectors of 8: atom-kernels/
+/// common/sm/target.cuh, wideRowsFor); the default chooser gives them a
+/// band of their own in rows (kDefaultEpilogueWideRows).
+constexpr int64_t kEpilogueWideElems = 8192;
+/// The default chooser, a collective with an epilogue, out of place: rows
+/// wider than kEpilogueWideElems run one-shot through this many rows,
+/// whatever their bytes; a single such row the unfused one-shot
+/// (direct_unfused: its first launch cuts the row's names over every lane,
+/// where the fused one-shot has one lane a row). Measured (H100, fortieth
+/// session, 8 ranks, bf16, us), the one-shot against the two-shot the byte
+/// edge gave: 12288 x 16 9.40 against 10.75, 12288 x 64 41.85 against
+/// 44.65, 16384 x 16 11.47 against 12.68, 16384 x 64 53.71 against 57.55;
+/// at 128 rows two-shot wins (56.6 against 80.7 at 12288). At 1 row the
+/// unfused one-shot 7.81 against 8.07 (12288) and 9.00 against 9.88
+/// (16384); at 16 rows it loses (14.07 against 9.40). Rows of 8192 or
+/// fewer keep the byte edge (kDefaultEpilogueDirectBytes): at 8192 x 32 the
+/// two-shot wins. purlinc --epilogue-wide-rows sets it per build (0: no
+/// such band).
+constexpr int64_t kDefaultEpilogueWideRows = 64;
+/// The default chooser, a collective with an epilogue: from this many rows
+/// of at least kEpilogueUnfusedRowElems elements, the unfused two-shot,
+/// whatever their bytes (below kDefaultEpilogueUnfusedBytes too). Measured
+/// (H100, fortieth session, 8 ranks, bf16, us), two_shot_unfused against
+/// the fused two_shot: 4096 x 256 (2 MiB) 39.91 against 42.29; 8192 x 256
+/// 78.42 against 78.71; at 128 rows the fused one wins (4096: 17.43
+/// against 22.29; 8192: 39.15 against 44.24; 12288: 56.63 against 66.90).
+/// Narrower rows keep the byte edge: the unfused two-shot's fixed cost
+/// (16.7 us at 4096 x 1) would dominate at a few hundred short rows.
+/// purlinc --epilogue-unfused-rows sets it per build (0: no such band).
+constexpr int64_t kDefaultEpilogueUnfusedRows = 256;
+constexpr int64_t kEpilogueUnfusedRowElems = 4096;
 
 /// The default chooser's low-latency band (issue 17): below this many
 /// bytes per rank, a staged_ll plan for calls whose ranks run in several

@@ -50,9 +50,29 @@ bool provedInPlace(const purlin_plan_info &p, InPlace inplace, int ranks);
 /// beats direct_copy at every size; with an epilogue, a two-shot (fused or
 /// unfused) takes 3-4x a one-shot's time at a few rows (its owners cut
 /// rows, most lanes idle: docs/performance.md, twentieth session).
+///
+/// `rows`: the call's epilogue rows (epilogueRows). A plan whose rows band
+/// holds them (purlin_plan_info::max_rows != 0) comes first, before the
+/// byte bands (still only where it is proved right for the overlap and
+/// reads the inputs where they are).
+struct EpiRows {
+  int64_t rows = -1; // -1: no epilogue (no rows band holds the call)
+  int64_t elems = 0; // a row's elements
+};
 int choosePlan(const purlin_collective_info *info, int64_t bytes,
                InPlace inplace, int ranks, const std::string &strategy = "",
-               bool severalLaunches = false, bool bandFirst = false);
+               bool severalLaunches = false, bool bandFirst = false,
+               EpiRows rows = EpiRows());
+
+/// The epilogue rows of a call under `b`: of the clause with the widest
+/// row (the most rows among equals), its rows and a row's elements, as the
+/// generated code cuts them (exec::rowShape: the epilogue's row
+/// coordinates against the rest). rows -1 when no clause has an epilogue
+/// or an extent cannot be evaluated.
+EpiRows epilogueRows(const Collective &c, const Binding &b);
+
+/// Whether plan `p`'s rows band holds a call of those rows.
+bool inRowsBand(const purlin_plan_info &p, EpiRows rows);
 
 /// Whether some clause of `c` has an epilogue (choosePlan's bandFirst).
 bool hasEpilogue(const Collective &c);
