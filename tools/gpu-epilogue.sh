@@ -132,7 +132,11 @@ gen)
            "direct_wide:--epilogue-small-bytes=4611686018427387904 --lanes=${EPI_WIDE_LANES:-32}"; do
     n=all_reduce_rmsnorm_${v%%:*}
     sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
-    "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} -o "$DIR" || exit 1
+    # No rows bands (the chooser's: spec/Plan.h), so that each column is
+    # its plan at every size (with them, the forty-first session's first
+    # runs timed the fused one-shot in d_apart's column at wide rows).
+    "$P" "$DIR/src/$n.purlin" --target=sm_90 ${v#*:} --epilogue-wide-rows=0 \
+      --epilogue-unfused-rows=0 -o "$DIR" || exit 1
   done
   rm -rf "$DIR/src"
   rm -f "$DIR/registry.cpp"
@@ -563,7 +567,7 @@ rows)
   # kDefaultEpilogueUnfusedRows) on the GPU: one build of this tree
   # (BENCH_GEN with the unfused copies), the tests of the chooser's plans
   # at the sizes they move (hidden 12288 and 16384 at 1-128 tokens, 4096
-  # at 255 and 256, bf16 and f32; out of place, in place and res_out at
+  # and 8192 at 128-255, bf16 and f32; out of place, in place and res_out at
   # res; each "ok" line names the plan that ran), then the bench
   # EPI_ROUNDS times (default 3) at EPI_HIDDEN x EPI_TOKENS: its "fused"
   # column is the chooser's, beside every plan forced, in the same run.
@@ -579,10 +583,12 @@ rows)
   export PURLIN_CACHE_DIR=${PURLIN_CACHE_DIR:-$PWD/$B/cubin-cache}
   T=$B/test/gpu/purlin-epilogue-test
   t0=$(date +%s)
-  { $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 1,2,16,64,65,128 --hidden 12288,16384
-    $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 128,255,256 --hidden 4096
+  # EPI_ROWS_TEST=0: the bench alone (a second call on a warm machine)
+  [ "${EPI_ROWS_TEST:-1}" = 0 ] && T=true
+  { $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 1,2,16,17,64,128 --hidden 12288,16384
+    $T --only all_reduce_rmsnorm --dtypes bf16,f32 --tokens 128,129,255 --hidden 4096,8192
     $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,7,128 --hidden 1024,8192
-    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,16,256 --hidden 4096,12288
+    PURLIN_ONE_LAUNCH=0 $T --only all_reduce_rmsnorm --dtypes bf16 --tokens 1,16,129 --hidden 4096,12288
   } >"$LOG/rows-test.log" 2>&1
   grep -E "FAIL|FATAL" "$LOG/rows-test.log" | head -20
   echo "== tests ($(( $(date +%s) - t0 )) s): $(grep -E '^[0-9]+ passed' "$LOG/rows-test.log" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}')"
@@ -591,7 +597,7 @@ rows)
     head -30 | sed -E 's/^ok +all_reduce_rmsnorm //; s/ R=8//; s/ out of place//; s/ \(first.*//'
   for round in $(seq 1 "${EPI_ROUNDS:-3}"); do
     $B/tools/purlin-bench/purlin-epilogue-bench -g 8 -n 50 --hidden "${EPI_HIDDEN:-4096,8192,12288,16384}" \
-      --tokens "${EPI_TOKENS:-1,2,16,64,65,128,255,256}" >"$LOG/rows-bench-$round.log" 2>&1
+      --tokens "${EPI_TOKENS:-1,2,16,17,32,64,128,129,160,255}" >"$LOG/rows-bench-$round.log" 2>&1
     echo "== bench round $round"
     grep -vE "^#|^$" "$LOG/rows-bench-$round.log" | head -60
   done

@@ -274,8 +274,9 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
        << p.inplaceMaxRanks << " band [" << p.minBytes
        << ", " << p.maxBytes << ")"
        << (p.maxRows != 0 ? " rows [" + std::to_string(p.minRows) + ", " +
-                                std::to_string(p.maxRows) + ") elems " +
-                                std::to_string(p.rowsElems)
+                                std::to_string(p.maxRows) + ") elems [" +
+                                std::to_string(p.minRowElems) + ", " +
+                                std::to_string(p.maxRowElems) + ")"
                           : std::string())
        << (p.severalLaunches ? " several_launches" : "") << "\n";
   }

@@ -241,9 +241,9 @@ void inPlace() {
 }
 
 // The rows bands (purlinc's default set for all_reduce_rmsnorm since the
-// forty-first session: the fused one-shot through 64 rows wider than 8192
+// forty-first session: the fused one-shot for 2-16 rows wider than 8192
 // elements, the unfused one-shot for one such row, the unfused two-shot
-// from 256 rows of 4096 elements or more), and epilogueRows, which sizes a
+// from 129 rows of 4096 to 8192 elements), and epilogueRows, which sizes a
 // call's rows from its description.
 void rowsBands() {
   purlin_plan_info plans[5] = {
@@ -252,9 +252,12 @@ void rowsBands() {
       plan("two_shot_unfused", 4194304, -1, false, plainLayout),
       plan("direct_unfused", 0, 524288, false, plainLayout),
       plan("two_shot_copy", 524288, -1, false, plainLayout)};
-  plans[0].min_rows = 2, plans[0].max_rows = 65, plans[0].rows_elems = 8193;
-  plans[2].min_rows = 256, plans[2].max_rows = -1, plans[2].rows_elems = 4096;
-  plans[3].min_rows = 0, plans[3].max_rows = 2, plans[3].rows_elems = 8193;
+  auto band = [](purlin_plan_info &p, int64_t lo, int64_t hi, int64_t elo, int64_t ehi) {
+    p.min_rows = lo, p.max_rows = hi, p.min_row_elems = elo, p.max_row_elems = ehi;
+  };
+  band(plans[0], 2, 17, 8193, -1);
+  band(plans[2], 129, -1, 4096, 8193);
+  band(plans[3], 0, 2, 8193, -1);
   plans[1].inplace_same = plans[2].inplace_same = 1;
   plans[3].inplace_safe = plans[3].inplace_same = 1;
   plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
@@ -266,47 +269,51 @@ void rowsBands() {
   auto pick = [&](int64_t rows, int64_t elems, InPlace ip = InPlace::No, int es = 2) {
     return choosePlan(&info, rows * elems * es, ip, 8, "", false, true, EpiRows{rows, elems});
   };
-  // Rows of 4096 and 8192: the byte bands, but from 256 rows of 4096 the
-  // unfused two-shot (2 MiB at 4096 x 256 bf16, below its byte edge).
+  // Rows of 4096-8192 elements: the byte bands through 128 rows, the
+  // unfused two-shot from 129 (1 MiB at 4096 x 129 bf16, below its byte
+  // edge).
   CHECK_EQ(pick(1, 4096), 0);
   CHECK_EQ(pick(32, 4096), 0);
   CHECK_EQ(pick(64, 4096), 1);
-  CHECK_EQ(pick(255, 4096), 1);
-  CHECK_EQ(pick(256, 4096), 2);
-  CHECK_EQ(pick(128, 8192), 1);
+  CHECK_EQ(pick(128, 4096), 1);
+  CHECK_EQ(pick(129, 4096), 2);
+  CHECK_EQ(pick(255, 6144), 2);
   CHECK_EQ(pick(16, 8192), 0);
-  CHECK_EQ(pick(32, 8192), 1);
-  CHECK_EQ(pick(256, 8192), 2);
-  // Narrower rows keep the byte edge (1024 x 256: 512 KiB, fused two-shot).
+  CHECK_EQ(pick(128, 8192), 1);
+  CHECK_EQ(pick(129, 8192), 2);
+  // Narrower rows keep the byte edge (1024 x 256: 512 KiB, fused two-shot),
+  // and so do wider ones (12288 x 144: 3.4 MiB).
   CHECK_EQ(pick(256, 1024), 1);
+  CHECK_EQ(pick(129, 4095), 1);
   CHECK_EQ(pick(4096, 1024), 2);
+  CHECK_EQ(pick(144, 12288), 1);
+  CHECK_EQ(pick(129, 8193), 1);
   // Wider rows: the unfused one-shot for one row, the fused one through
-  // 64 rows, whatever the bytes (f32 16384 x 64: 4 MiB), then the bytes.
+  // 16 rows, whatever the bytes (f32 16384 x 16: 1 MiB), then the bytes.
   CHECK_EQ(pick(1, 12288), 3);
   CHECK_EQ(pick(1, 16384), 3);
   CHECK_EQ(pick(2, 12288), 0);
   CHECK_EQ(pick(16, 12288), 0);
-  CHECK_EQ(pick(64, 16384), 0);
-  CHECK_EQ(pick(64, 16384, no, 4), 0);
-  CHECK_EQ(pick(65, 16384), 1);
-  CHECK_EQ(pick(128, 12288), 1);
+  CHECK_EQ(pick(16, 16384), 0);
+  CHECK_EQ(pick(16, 16384, no, 4), 0);
+  CHECK_EQ(pick(17, 16384), 1);
+  CHECK_EQ(pick(64, 12288), 1);
   CHECK_EQ(pick(256, 16384), 2);
   CHECK_EQ(pick(1, 8193), 3);
   CHECK_EQ(pick(1, 8192), 0);
   // In place: a rows band's plan only where it is proved right for the
   // overlap. The fused one-shot is not: the byte bands' plans take those
-  // calls, as before. The unfused one-shot is, for any overlap; the
-  // unfused two-shot at the same address only.
-  // (16 x 12288 bf16 at the same address: the byte bands, the fused
-  // two-shot first, as before.)
+  // calls, as before (16 x 12288 bf16 at the same address: the fused
+  // two-shot first). The unfused one-shot is, for any overlap; the unfused
+  // two-shot at the same address only.
   CHECK_EQ(pick(16, 12288, same), 1);
   CHECK_EQ(pick(16, 12288, any), 3);
   CHECK_EQ(pick(1, 12288, any), 3);
-  CHECK_EQ(pick(256, 4096, same), 2);
-  CHECK_EQ(pick(256, 4096, any), 4);
+  CHECK_EQ(pick(129, 4096, same), 2);
+  CHECK_EQ(pick(129, 4096, any), 4);
   // No epilogue rows (the default EpiRows): the byte bands alone.
   CHECK_EQ(choosePlan(&info, 16 * 12288 * 2, no, 8, "", false, true), 1);
-  CHECK_EQ(choosePlan(&info, 256 * 4096 * 2, no, 8, "", false, true), 1);
+  CHECK_EQ(choosePlan(&info, 129 * 4096 * 2, no, 8, "", false, true), 1);
   // A strategy by name is taken whatever the rows band says.
   CHECK_EQ(choosePlan(&info, 12288 * 2, no, 8, "two_shot", false, true, EpiRows{1, 12288}), 1);
   // max_rows 0 is no band (a table from before the rows bands).

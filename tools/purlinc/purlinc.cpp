@@ -124,12 +124,12 @@ int main(int argc, char **argv) {
                  "auto, a collective with an epilogue, out of place: rows "
                  "wider than 8192 elements (the SM target's wide kernels) "
                  "run one-shot through this many rows, a single row the "
-                 "unfused one-shot, whatever their bytes (default 64, "
+                 "unfused one-shot, whatever their bytes (default 16, "
                  "measured on the H100; 0: none)");
   app.add_option("--epilogue-unfused-rows", epilogueUnfusedRows,
                  "auto, a collective with an epilogue: from this many rows "
-                 "of at least 4096 elements, the unfused two-shot, below "
-                 "--epilogue-unfused-bytes too (default 256, measured on "
+                 "of 4096 to 8192 elements, the unfused two-shot, below "
+                 "--epilogue-unfused-bytes too (default 129, measured on "
                  "the H100; 0: none)");
   app.add_option("--ll128-bytes", ll128Bytes,
                  "auto: from --ll-bytes up to this many bytes per rank, a "

@@ -115,7 +115,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> epilogueUnfusedRows{
       *this, "epilogue-unfused-rows",
       llvm::cl::desc("purlin-snac-infer: auto's unfused two-shot from this "
-                     "many rows of 4096 elements or more"),
+                     "many rows of 4096 to 8192 elements"),
       llvm::cl::init(SnacInferOptions().epilogueUnfusedRows)};
   Option<int> maxRanks{*this, "max-ranks",
                        llvm::cl::desc("purlin-snac-check: rank counts"),

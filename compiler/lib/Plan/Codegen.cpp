@@ -465,7 +465,8 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
        << (applySplit(p).apply >= 0 ? "PURLIN_HOST_APPLY(p" + std::to_string(i) + ")"
                                     : std::string("nullptr"))
        << ", " << (rowLaneStep(p) ? "rows_" + std::to_string(i) : std::string("nullptr"))
-       << ", " << p.minRows << ", " << p.maxRows << ", " << p.rowsElems << "},\n";
+       << ", " << p.minRows << ", " << p.maxRows << ", " << p.minRowElems << ", "
+       << p.maxRowElems << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
   if (ti->gpu())

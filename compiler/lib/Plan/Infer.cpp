@@ -622,18 +622,21 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
     if (one) {
       apart->minRows = 0;
       apart->maxRows = 2;
-      apart->rowsElems = kEpilogueWideElems + 1;
+      apart->minRowElems = kEpilogueWideElems + 1;
+      apart->maxRowElems = -1;
     }
     if (!one || opts.epilogueWideRows > 1) {
       direct->minRows = one ? 2 : 0;
       direct->maxRows = opts.epilogueWideRows + 1;
-      direct->rowsElems = kEpilogueWideElems + 1;
+      direct->minRowElems = kEpilogueWideElems + 1;
+      direct->maxRowElems = -1;
     }
   }
   if (opts.epilogueUnfusedRows > 0 && twoApart) {
     twoApart->minRows = opts.epilogueUnfusedRows;
     twoApart->maxRows = -1;
-    twoApart->rowsElems = kEpilogueUnfusedRowElems;
+    twoApart->minRowElems = kEpilogueUnfusedRowElems;
+    twoApart->maxRowElems = kEpilogueWideElems + 1;
   }
 }
 

@@ -28,7 +28,8 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
           : IntegerAttr(),
       p.maxRows != 0 ? b.getI64IntegerAttr(p.minRows) : IntegerAttr(),
       p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRows) : IntegerAttr(),
-      p.maxRows != 0 ? b.getI64IntegerAttr(p.rowsElems) : IntegerAttr());
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.minRowElems) : IntegerAttr(),
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRowElems) : IntegerAttr());
   Block *body = new Block();
   prog.getBody().push_back(body);
   OpBuilder::InsertionGuard g(b);
@@ -98,7 +99,8 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
   if (op.getMaxRows()) {
     out.minRows = (int64_t)*op.getMinRows();
     out.maxRows = (int64_t)*op.getMaxRows();
-    out.rowsElems = (int64_t)*op.getRowsElems();
+    out.minRowElems = (int64_t)*op.getMinRowElems();
+    out.maxRowElems = (int64_t)*op.getMaxRowElems();
   }
   llvm::StringMap<int> sigIndex;
   for (Operation &o : op.getBodyBlock())

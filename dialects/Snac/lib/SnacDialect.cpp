@@ -154,15 +154,16 @@ LogicalResult ProgramOp::verify() {
     return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
   // The rows band: all three parts (the assembly form gives them together).
-  if (getMinRows() || getMaxRows() || getRowsElems()) {
-    if (!getMinRows() || !getMaxRows() || !getRowsElems())
-      return emitOpError("a rows band needs min_rows, max_rows and rows_elems");
+  if (getMinRows() || getMaxRows() || getMinRowElems() || getMaxRowElems()) {
+    if (!getMinRows() || !getMaxRows() || !getMinRowElems() || !getMaxRowElems())
+      return emitOpError("a rows band needs min_rows, max_rows, min_row_elems "
+                         "and max_row_elems");
     const int64_t lo = (int64_t)*getMinRows(), hi = (int64_t)*getMaxRows(),
-                  elems = (int64_t)*getRowsElems();
+                  elo = (int64_t)*getMinRowElems(), ehi = (int64_t)*getMaxRowElems();
     if (lo < 0 || hi == 0 || (hi > 0 && hi <= lo) || hi < -1)
       return emitOpError("rows band [") << lo << ", " << hi << ") is empty";
-    if (elems < 0)
-      return emitOpError("rows band's elems must not be negative, got ") << elems;
+    if (elo < 0 || (ehi >= 0 && ehi <= elo) || ehi < -1)
+      return emitOpError("rows band's elems [") << elo << ", " << ehi << ") is empty";
   }
   // The runtime and the generated plan table name plans by strategy: only
   // the strategies inference knows.

@@ -86,8 +86,9 @@ EpiRows epilogueRows(const Collective &c, const Binding &b) {
 }
 
 bool inRowsBand(const purlin_plan_info &p, EpiRows rows) {
-  return p.max_rows != 0 && rows.rows >= 0 && rows.elems >= p.rows_elems &&
-         rows.rows >= p.min_rows && (p.max_rows < 0 || rows.rows < p.max_rows);
+  return p.max_rows != 0 && rows.rows >= 0 && rows.rows >= p.min_rows &&
+         (p.max_rows < 0 || rows.rows < p.max_rows) && rows.elems >= p.min_row_elems &&
+         (p.max_row_elems < 0 || rows.elems < p.max_row_elems);
 }
 
 int choosePlan(const purlin_collective_info *info, int64_t bytes,

@@ -91,7 +91,7 @@ layout.collective @c {
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
 // expected-error @+1 {{'snac.program' op rows band [4, 4) is empty}}
-snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [4, 4) elems 8 {
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [4, 4) elems [8, -1) {
 }
 
 // -----
@@ -104,7 +104,7 @@ layout.collective @c {
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
 // expected-error @+1 {{'snac.program' op rows band [0, 0) is empty}}
-snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 0) elems 8 {
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 0) elems [8, -1) {
 }
 
 // -----
@@ -117,7 +117,7 @@ layout.collective @c {
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
 // expected-error @+1 {{'snac.program' op rows band [0, -2) is empty}}
-snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, -2) elems 8 {
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, -2) elems [8, -1) {
 }
 
 // -----
@@ -129,8 +129,21 @@ layout.collective @c {
   layout.buffer @y : out f32 [1]
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
-// expected-error @+1 {{'snac.program' op rows band's elems must not be negative, got -1}}
-snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 2) elems -1 {
+// expected-error @+1 {{'snac.program' op rows band's elems [-1, -1) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 2) elems [-1, -1) {
+}
+
+// -----
+
+// a rows band for rows no wider than they are narrow
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op rows band's elems [8, 8) is empty}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 2) elems [8, 8) {
 }
 
 // -----
@@ -142,7 +155,7 @@ layout.collective @c {
   layout.buffer @y : out f32 [1]
   layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
 }
-// expected-error @+1 {{'snac.program' op a rows band needs min_rows, max_rows and rows_elems}}
+// expected-error @+1 {{'snac.program' op a rows band needs min_rows, max_rows, min_row_elems and max_row_elems}}
 "snac.program"() ({
 ^bb0:
 }) {sym_name = "p", collective = @c, strategy = "direct", lanes = 1 : i64, chunks = 1 : i64, min_bytes = 0 : i64, max_bytes = -1 : i64, min_rows = 0 : i64} : () -> ()

@@ -200,11 +200,11 @@ snac.program @pipelined of @two "staged" lanes 1 chunks 64 band [0, -1) {
 
 // A rows band (a collective with an epilogue: purlinc's default chooser
 // gives one where the row's width moves an edge), bounded and open.
-// CHECK-LABEL: snac.program @wide of @rows "direct" lanes 16 chunks 1 band[0, 262145) rows[2, 65) elems 8193 {
-// CHECK-LABEL: snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band[4194304, -1) rows[256, -1) elems 4096 {
-snac.program @wide of @rows "direct" lanes 16 chunks 1 band [0, 262145) rows [2, 65) elems 8193 {
+// CHECK-LABEL: snac.program @wide of @rows "direct" lanes 16 chunks 1 band[0, 262145) rows[2, 17) elems[8193, -1) {
+// CHECK-LABEL: snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band[4194304, -1) rows[129, -1) elems[4096, 8193) {
+snac.program @wide of @rows "direct" lanes 16 chunks 1 band [0, 262145) rows [2, 17) elems [8193, -1) {
 }
-snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band [4194304, -1) rows [256, -1) elems 4096 {
+snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band [4194304, -1) rows [129, -1) elems [4096, 8193) {
 }
 layout.collective @rows {
   layout.param @R : ranks

@@ -63,8 +63,8 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "row: the unfused one-shot), whatever their bytes (0: none)">,
     Option<"epilogueUnfusedRows", "epilogue-unfused-rows", "int64_t",
            "::purlin::kDefaultEpilogueUnfusedRows",
-           "auto, a collective with an epilogue: from this many rows of at "
-           "least 4096 elements, the unfused two-shot, whatever their "
+           "auto, a collective with an epilogue: from this many rows of "
+           "4096 to 8192 elements, the unfused two-shot, whatever their "
            "bytes (0: none)">,
   ];
   let dependentDialects = ["::purlin::snac::SnacDialect"];

@@ -64,8 +64,9 @@ struct InferOptions {
   // kEpilogueWideElems one-shot through this many rows (one row: the
   // unfused one-shot), whatever their bytes; 0: none (spec/Plan.h)
   int64_t epilogueWideRows = kDefaultEpilogueWideRows;
-  // auto, a collective with an epilogue: from this many rows of at least
-  // kEpilogueUnfusedRowElems elements, the unfused two-shot; 0: none
+  // auto, a collective with an epilogue: from this many rows of
+  // kEpilogueUnfusedRowElems to kEpilogueWideElems elements, the unfused
+  // two-shot; 0: none
   int64_t epilogueUnfusedRows = kDefaultEpilogueUnfusedRows;
 };
 

@@ -80,10 +80,10 @@ typedef struct purlin_plan_info {
   // liveLanes). Null: every plan else, which runs on all its lanes.
   int64_t (*rows)(const purlin_shared_t *S);
   // The rows band (Plan::minRows): a call whose epilogue rows (the widest
-  // clause's) are at least rows_elems elements wide and number in
-  // [min_rows, max_rows) (max_rows -1: no limit) takes this plan before a
-  // plan whose byte band holds it. max_rows 0: none.
-  int64_t min_rows, max_rows, rows_elems;
+  // clause's) number in [min_rows, max_rows) and are [min_row_elems,
+  // max_row_elems) elements wide (a maximum -1: no limit) takes this plan
+  // before a plan whose byte band holds it. max_rows 0: none.
+  int64_t min_rows, max_rows, min_row_elems, max_row_elems;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

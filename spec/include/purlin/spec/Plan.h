@@ -96,12 +96,13 @@ struct Plan {
   // buffer of one rank, [minBytes, maxBytes), maxBytes < 0: no limit.
   int64_t minBytes = 0, maxBytes = -1;
   // The rows band (a collective with an epilogue; maxRows 0: none): a call
-  // whose epilogue rows (its widest clause's: exec::rowShape) are at least
-  // rowsElems elements wide and number in [minRows, maxRows) (maxRows < 0:
-  // no limit) takes this plan before a plan whose byte band holds it (the
-  // runtime's choosePlan). Where a kernel's shape follows the row's width
-  // (the SM target's wide kernels), bytes alone misplace the edge.
-  int64_t minRows = 0, maxRows = 0, rowsElems = 0;
+  // whose epilogue rows (its widest clause's: exec::rowShape) number in
+  // [minRows, maxRows) and are [minRowElems, maxRowElems) elements wide
+  // (a maximum < 0: no limit) takes this plan before a plan whose byte
+  // band holds it (the runtime's choosePlan). Where a kernel's shape
+  // follows the rows (a lane a row, the SM target's wide kernels), bytes
+  // alone misplace the edge.
+  int64_t minRows = 0, maxRows = 0, minRowElems = 0, maxRowElems = -1;
   // Chosen only for a call whose ranks run in several launches (the
   // several-GPU launch model, PURLIN_ONE_LAUNCH=0), where the launch
   // boundary's barriers cost more than a low-latency protocol's flags
@@ -183,29 +184,41 @@ constexpr int64_t kEpilogueWideElems = 8192;
 /// The default chooser, a collective with an epilogue, out of place: rows
 /// wider than kEpilogueWideElems run one-shot through this many rows,
 /// whatever their bytes; a single such row the unfused one-shot
-/// (direct_unfused: its first launch cuts the row's names over every lane,
-/// where the fused one-shot has one lane a row). Measured (H100, fortieth
-/// session, 8 ranks, bf16, us), the one-shot against the two-shot the byte
-/// edge gave: 12288 x 16 9.40 against 10.75, 12288 x 64 41.85 against
-/// 44.65, 16384 x 16 11.47 against 12.68, 16384 x 64 53.71 against 57.55;
-/// at 128 rows two-shot wins (56.6 against 80.7 at 12288). At 1 row the
-/// unfused one-shot 7.81 against 8.07 (12288) and 9.00 against 9.88
-/// (16384); at 16 rows it loses (14.07 against 9.40). Rows of 8192 or
-/// fewer keep the byte edge (kDefaultEpilogueDirectBytes): at 8192 x 32 the
-/// two-shot wins. purlinc --epilogue-wide-rows sets it per build (0: no
-/// such band).
-constexpr int64_t kDefaultEpilogueWideRows = 64;
+/// (direct_unfused: its first launch cuts the row's names over its lanes,
+/// where the fused one-shot has one lane a row). The fused one-shot has 16
+/// lanes, a lane a row: from 17 rows one lane takes two and the two-shot
+/// wins. Measured (H100, forty-first session, 8 ranks, bf16, us), the
+/// one-shot against the two-shot the byte edge gave: 12288 x 8 8.40
+/// against 10.39, x 16 9.62 against 10.82; 16384 x 8 10.30 against
+/// 12.31, x 16 11.60 against 13.35; at 20-40 rows the two-shot wins
+/// (12288 x 24 13.97 against 16.34, 16384 x 32 23.70 against 26.01).
+/// (At 48-64 rows the one-shot won again, 16384 x 48 41.48 against 51.05,
+/// where the two-shot's owners split their rows unevenly: not taken, as
+/// one band cannot hold both.) At 1 row the unfused one-shot 7.81 against
+/// 8.07 (12288) and 9.00 against 9.88 (16384), fortieth session; at 16 rows
+/// it lost (14.07 against 9.40). Rows of 8192 or fewer keep the byte edge
+/// (kDefaultEpilogueDirectBytes). purlinc --epilogue-wide-rows sets it per
+/// build (0: no such band).
+constexpr int64_t kDefaultEpilogueWideRows = 16;
 /// The default chooser, a collective with an epilogue: from this many rows
-/// of at least kEpilogueUnfusedRowElems elements, the unfused two-shot,
-/// whatever their bytes (below kDefaultEpilogueUnfusedBytes too). Measured
-/// (H100, fortieth session, 8 ranks, bf16, us), two_shot_unfused against
-/// the fused two_shot: 4096 x 256 (2 MiB) 39.91 against 42.29; 8192 x 256
-/// 78.42 against 78.71; at 128 rows the fused one wins (4096: 17.43
-/// against 22.29; 8192: 39.15 against 44.24; 12288: 56.63 against 66.90).
-/// Narrower rows keep the byte edge: the unfused two-shot's fixed cost
-/// (16.7 us at 4096 x 1) would dominate at a few hundred short rows.
+/// of kEpilogueUnfusedRowElems to kEpilogueWideElems elements, the unfused
+/// two-shot, whatever their bytes (below kDefaultEpilogueUnfusedBytes too).
+/// The fused two-shot's owners take a row a lane: at 8 ranks x 16 lanes,
+/// from 129 rows some lane takes two, and its time nearly doubles (4096 x
+/// 128 17.6 us, x 129 30.1), while the unfused one's apply launch, a block
+/// a row, grows with the rows. Measured (H100, forty-first session, 8
+/// ranks, bf16, us), two_shot_unfused against the fused two_shot: 4096 x
+/// 129 26.78 against 30.11, x 160 30.56 against 35.56, x 224 36.71 against
+/// 41.07, x 255 39.75 against 42.54; 6144 x 160 44.16 against 57.74;
+/// 8192 x 129 47.63 against 61.64, x 192 60.56 against 68.01, x 224 69.08
+/// against 71.40, but x 255 78.18 against 74.87 (the one loss). At 128 rows
+/// the fused one wins (4096: 17.63 against 22.81; 6144: 34.24 against
+/// 36.68; 8192: 39.15 against 44.24). Wider rows keep the byte edge: at
+/// 12288 the unfused one won at 129 rows only (66.29 against 91.06; 144
+/// rows 96.38 against 93.46). Narrower ones too: the unfused two-shot's
+/// fixed cost (16.7 us at 4096 x 1) was not measured against them.
 /// purlinc --epilogue-unfused-rows sets it per build (0: no such band).
-constexpr int64_t kDefaultEpilogueUnfusedRows = 256;
+constexpr int64_t kDefaultEpilogueUnfusedRows = 129;
 constexpr int64_t kEpilogueUnfusedRowElems = 4096;
 
 /// The default chooser's low-latency band (issue 17): below this many

@@ -12,9 +12,10 @@ def Snac_ProgramOp : Snac_Op<"program", [
     `of` names, with `chunks` chunks in the chunk loop. `band` is the size
     range (bytes of the largest buffer of one rank, `[min, max)`, max -1: no
     limit) the default chooser picked the program for; `rows [min, max)
-    elems E` a band in the rows of a collective's epilogue (max -1: no
-    limit) for rows of at least E elements, which a call in it takes before
-    the byte bands (the runtime's choosePlan); `several_launches`
+    elems [emin, emax)` a band in the rows of a collective's epilogue, for
+    rows of emin to emax elements (a max -1: no limit), which a call in it
+    takes before the byte bands (the runtime's choosePlan);
+    `several_launches`
     that it is chosen only for a call whose ranks run in several launches
     (the several-GPU launch model: purlinc --ll-bytes); `inplace_safe` is
     set by `purlin-snac-check` when the program is right with outputs
@@ -43,12 +44,13 @@ def Snac_ProgramOp : Snac_Op<"program", [
                    UnitAttr:$inplace_safe, UnitAttr:$inplace_same,
                    OptionalAttr<I64Attr>:$inplace_max_ranks,
                    OptionalAttr<I64Attr>:$min_rows, OptionalAttr<I64Attr>:$max_rows,
-                   OptionalAttr<I64Attr>:$rows_elems);
+                   OptionalAttr<I64Attr>:$min_row_elems,
+                   OptionalAttr<I64Attr>:$max_row_elems);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
     `band` `[` $min_bytes `,` $max_bytes `)`
-    (`rows` `[` $min_rows^ `,` $max_rows `)` `elems` $rows_elems)?
+    (`rows` `[` $min_rows^ `,` $max_rows `)` `elems` `[` $min_row_elems `,` $max_row_elems `)`)?
     (`several_launches` $several_launches^)? (`inplace_safe` $inplace_safe^)?
     (`inplace_same` $inplace_same^)?
     (`inplace_max_ranks` $inplace_max_ranks^)?
