@@ -177,21 +177,27 @@ void bandBindings() {
 // unfused one-shot, right in place without copies; its fused two-shot
 // proved right at the same address, as the unfused one, from 256 KiB + 1,
 // its band first in the set).
-void inPlace() {
-  purlin_plan_info plans[5] = {
-      plan("direct", 0, 262145, false, plainLayout),
-      plan("two_shot", 262145, 4194304, false, plainLayout),
-      plan("two_shot_unfused", 4194304, -1, false, plainLayout),
-      plan("direct_unfused", 0, 524288, false, plainLayout),
-      plan("two_shot_copy", 524288, -1, false, plainLayout)};
+// all_reduce_rmsnorm's default plan set by bytes into plans[5] and info,
+// with the in-place proofs purlinc gives it.
+void epilogueSet(purlin_plan_info *plans, purlin_collective_info &info) {
+  plans[0] = plan("direct", 0, 262145, false, plainLayout);
+  plans[1] = plan("two_shot", 262145, 4194304, false, plainLayout);
+  plans[2] = plan("two_shot_unfused", 4194304, -1, false, plainLayout);
+  plans[3] = plan("direct_unfused", 0, 524288, false, plainLayout);
+  plans[4] = plan("two_shot_copy", 524288, -1, false, plainLayout);
   plans[1].inplace_same = 1; // right in place at the same address
   plans[2].inplace_same = 1;
   plans[3].inplace_safe = plans[3].inplace_same = 1; // no copy
   plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
-  purlin_collective_info info;
   std::memset(&info, 0, sizeof info);
   info.nplans = 5;
   info.plans = plans;
+}
+
+void inPlace() {
+  purlin_plan_info plans[5];
+  purlin_collective_info info;
+  epilogueSet(plans, info);
   const InPlace same = InPlace::SameStart, any = InPlace::Any;
   // A small in-place call: the band's plan that reads the inputs where
   // they are, by either rule.
@@ -246,25 +252,15 @@ void inPlace() {
 // from 129 rows of 4096 to 8192 elements), and epilogueRows, which sizes a
 // call's rows from its description.
 void rowsBands() {
-  purlin_plan_info plans[5] = {
-      plan("direct", 0, 262145, false, plainLayout),
-      plan("two_shot", 262145, 4194304, false, plainLayout),
-      plan("two_shot_unfused", 4194304, -1, false, plainLayout),
-      plan("direct_unfused", 0, 524288, false, plainLayout),
-      plan("two_shot_copy", 524288, -1, false, plainLayout)};
+  purlin_plan_info plans[5];
+  purlin_collective_info info;
+  epilogueSet(plans, info);
   auto band = [](purlin_plan_info &p, int64_t lo, int64_t hi, int64_t elo, int64_t ehi) {
     p.min_rows = lo, p.max_rows = hi, p.min_row_elems = elo, p.max_row_elems = ehi;
   };
   band(plans[0], 2, 17, 8193, -1);
   band(plans[2], 129, -1, 4096, 8193);
   band(plans[3], 0, 2, 8193, -1);
-  plans[1].inplace_same = plans[2].inplace_same = 1;
-  plans[3].inplace_safe = plans[3].inplace_same = 1;
-  plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
-  purlin_collective_info info;
-  std::memset(&info, 0, sizeof info);
-  info.nplans = 5;
-  info.plans = plans;
   const InPlace no = InPlace::No, same = InPlace::SameStart, any = InPlace::Any;
   auto pick = [&](int64_t rows, int64_t elems, InPlace ip = InPlace::No, int es = 2) {
     return choosePlan(&info, rows * elems * es, ip, 8, "", false, true, EpiRows{rows, elems});
