@@ -153,7 +153,7 @@ LogicalResult ProgramOp::verify() {
   if (minBytes < 0 || (maxBytes >= 0 && maxBytes <= minBytes))
     return emitOpError("band [") << minBytes << ", " << maxBytes
                                  << ") is empty";
-  // The rows band: all three parts (the assembly form gives them together).
+  // The rows band: all four parts (the assembly form gives them together).
   if (getMinRows() || getMaxRows() || getMinRowElems() || getMaxRowElems()) {
     if (!getMinRows() || !getMaxRows() || !getMinRowElems() || !getMaxRowElems())
       return emitOpError("a rows band needs min_rows, max_rows, min_row_elems "
