@@ -276,7 +276,10 @@ bool compile(const Source &src, const Collective &c, CompileOptions &opts,
        << (p.maxRows != 0 ? " rows [" + std::to_string(p.minRows) + ", " +
                                 std::to_string(p.maxRows) + ") elems [" +
                                 std::to_string(p.minRowElems) + ", " +
-                                std::to_string(p.maxRowElems) + ")"
+                                std::to_string(p.maxRowElems) + ")" +
+                                (p.maxRowsInPlace != 0
+                                     ? " in_place_rows " + std::to_string(p.maxRowsInPlace)
+                                     : std::string())
                           : std::string())
        << (p.severalLaunches ? " several_launches" : "") << "\n";
   }

@@ -261,6 +261,7 @@ void rowsBands() {
   band(plans[0], 2, 17, 8193, -1);
   band(plans[2], 129, -1, 4096, 8193);
   band(plans[3], 0, 2, 8193, -1);
+  plans[3].max_rows_in_place = 33;
   const InPlace no = InPlace::No, same = InPlace::SameStart, any = InPlace::Any;
   auto pick = [&](int64_t rows, int64_t elems, InPlace ip = InPlace::No, int es = 2) {
     return choosePlan(&info, rows * elems * es, ip, 8, "", false, true, EpiRows{rows, elems});
@@ -298,13 +299,25 @@ void rowsBands() {
   CHECK_EQ(pick(1, 8193), 3);
   CHECK_EQ(pick(1, 8192), 0);
   // In place: a rows band's plan only where it is proved right for the
-  // overlap. The fused one-shot is not: the byte bands' plans take those
-  // calls, as before (16 x 12288 bf16 at the same address: the fused
-  // two-shot first). The unfused one-shot is, for any overlap; the unfused
-  // two-shot at the same address only.
-  CHECK_EQ(pick(16, 12288, same), 1);
+  // overlap. The fused one-shot is not; the unfused one-shot is, for any
+  // overlap; the unfused two-shot at the same address only.
+  // The unfused one-shot's band reaches 32 rows in place
+  // (max_rows_in_place): before the byte bands' fused two-shot there.
+  CHECK_EQ(pick(16, 12288, same), 3);
+  CHECK_EQ(pick(32, 16384, same), 3);
+  CHECK_EQ(pick(32, 16384, any), 3);
+  CHECK_EQ(pick(33, 16384, same), 1);
+  CHECK_EQ(pick(33, 16384, any), 4);
   CHECK_EQ(pick(16, 12288, any), 3);
   CHECK_EQ(pick(1, 12288, any), 3);
+  // Rows of 8192 keep the byte bands in place: the fused two-shot from
+  // 256 KiB + 1.
+  CHECK_EQ(pick(16, 8192, same), 3);
+  CHECK_EQ(pick(32, 8192, same), 1);
+  // Out of place it stays at one row.
+  CHECK_EQ(pick(17, 12288), 1);
+  CHECK(!inRowsBand(plans[3], EpiRows{16, 12288}));
+  CHECK(inRowsBand(plans[3], EpiRows{16, 12288}, InPlace::SameStart));
   CHECK_EQ(pick(129, 4096, same), 2);
   CHECK_EQ(pick(129, 4096, any), 4);
   // No epilogue rows (the default EpiRows): the byte bands alone.

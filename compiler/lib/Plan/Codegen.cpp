@@ -466,7 +466,7 @@ bool emitCode(const Collective &c, const std::vector<Plan> &plans,
                                     : std::string("nullptr"))
        << ", " << (rowLaneStep(p) ? "rows_" + std::to_string(i) : std::string("nullptr"))
        << ", " << p.minRows << ", " << p.maxRows << ", " << p.minRowElems << ", "
-       << p.maxRowElems << "},\n";
+       << p.maxRowElems << ", " << p.maxRowsInPlace << "},\n";
   }
   os << "};\n\nstatic const char kDesc[] =\n    " << cString(writeDesc(c)) << ";\n";
   if (ti->gpu())

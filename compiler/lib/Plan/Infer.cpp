@@ -624,6 +624,9 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
       apart->maxRows = 2;
       apart->minRowElems = kEpilogueWideElems + 1;
       apart->maxRowElems = -1;
+      // In place it reaches further: the fused one-shot is not proved
+      // right there, and the byte bands' fused two-shot loses to it.
+      apart->maxRowsInPlace = kEpilogueWideRowsInPlace + 1;
     }
     if (!one || opts.epilogueWideRows > 1) {
       direct->minRows = one ? 2 : 0;

@@ -29,7 +29,9 @@ ProgramOp importPlan(OpBuilder &b, Location loc, StringRef name,
       p.maxRows != 0 ? b.getI64IntegerAttr(p.minRows) : IntegerAttr(),
       p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRows) : IntegerAttr(),
       p.maxRows != 0 ? b.getI64IntegerAttr(p.minRowElems) : IntegerAttr(),
-      p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRowElems) : IntegerAttr());
+      p.maxRows != 0 ? b.getI64IntegerAttr(p.maxRowElems) : IntegerAttr(),
+      p.maxRows != 0 && p.maxRowsInPlace != 0 ? b.getI64IntegerAttr(p.maxRowsInPlace)
+                                              : IntegerAttr());
   Block *body = new Block();
   prog.getBody().push_back(body);
   OpBuilder::InsertionGuard g(b);
@@ -101,6 +103,7 @@ LogicalResult exportPlan(ProgramOp op, Plan &out,
     out.maxRows = (int64_t)*op.getMaxRows();
     out.minRowElems = (int64_t)*op.getMinRowElems();
     out.maxRowElems = (int64_t)*op.getMaxRowElems();
+    out.maxRowsInPlace = (int64_t)op.getMaxRowsInPlace().value_or(0);
   }
   llvm::StringMap<int> sigIndex;
   for (Operation &o : op.getBodyBlock())

@@ -165,6 +165,14 @@ LogicalResult ProgramOp::verify() {
     if (elo < 0 || (ehi >= 0 && ehi <= elo) || ehi < -1)
       return emitOpError("rows band's elems [") << elo << ", " << ehi << ") is empty";
   }
+  if (auto ip = getMaxRowsInPlace()) {
+    const int64_t n = (int64_t)*ip, hi = getMaxRows() ? (int64_t)*getMaxRows() : 0;
+    if (!getMaxRows())
+      return emitOpError("'in_place_rows' ends a rows band: give 'rows' too");
+    if (hi < 0 ? n != -1 : !(n == -1 || n > hi))
+      return emitOpError("'in_place_rows' ") << n << " must exceed the band's end " << hi
+                                              << " (or be -1: no limit)";
+  }
   // The runtime and the generated plan table name plans by strategy: only
   // the strategies inference knows.
   if (!llvm::is_contained(::purlin::strategyNames(), getStrategy().str()))

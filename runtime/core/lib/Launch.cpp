@@ -85,9 +85,11 @@ EpiRows epilogueRows(const Collective &c, const Binding &b) {
   return out;
 }
 
-bool inRowsBand(const purlin_plan_info &p, EpiRows rows) {
+bool inRowsBand(const purlin_plan_info &p, EpiRows rows, InPlace inplace) {
+  const int64_t hi =
+      inplace != InPlace::No && p.max_rows_in_place != 0 ? p.max_rows_in_place : p.max_rows;
   return p.max_rows != 0 && rows.rows >= 0 && rows.rows >= p.min_rows &&
-         (p.max_rows < 0 || rows.rows < p.max_rows) && rows.elems >= p.min_row_elems &&
+         (hi < 0 || rows.rows < hi) && rows.elems >= p.min_row_elems &&
          (p.max_row_elems < 0 || rows.elems < p.max_row_elems);
 }
 
@@ -110,7 +112,7 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
   if (strategy.empty())
     for (int i = 0; i < info->nplans; ++i) {
       const purlin_plan_info &p = info->plans[i];
-      if (inRowsBand(p, rows) && allowed(p) && !(p.several_launches && !severalLaunches) &&
+      if (inRowsBand(p, rows, inplace) && allowed(p) && !(p.several_launches && !severalLaunches) &&
           (inplace == InPlace::No || !p.copies_inputs))
         return i;
     }

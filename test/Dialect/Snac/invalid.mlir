@@ -162,6 +162,45 @@ layout.collective @c {
 
 // -----
 
+// an in-place end without a rows band
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'in_place_rows' ends a rows band: give 'rows' too}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) in_place_rows 33 {
+}
+
+// -----
+
+// an in-place end inside the band (it may only reach further)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'in_place_rows' 2 must exceed the band's end 2 (or be -1: no limit)}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, 2) elems [8, -1) in_place_rows 2 {
+}
+
+// -----
+
+// an in-place end of an open band
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [1]
+  layout.buffer @y : out f32 [1]
+  layout.names i in [1] from @x[*][i] to @y[*][i] reduce<sum>
+}
+// expected-error @+1 {{'snac.program' op 'in_place_rows' 40 must exceed the band's end -1 (or be -1: no limit)}}
+snac.program @p of @c "direct" lanes 1 chunks 1 band [0, -1) rows [0, -1) elems [8, -1) in_place_rows 40 {
+}
+
+// -----
+
 // both in-place claims (inplace_safe implies inplace_same)
 layout.collective @c {
   layout.param @R : ranks

@@ -202,9 +202,12 @@ snac.program @pipelined of @two "staged" lanes 1 chunks 64 band [0, -1) {
 // gives one where the row's width moves an edge), bounded and open.
 // CHECK-LABEL: snac.program @wide of @rows "direct" lanes 16 chunks 1 band[0, 262145) rows[2, 17) elems[8193, -1) {
 // CHECK-LABEL: snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band[4194304, -1) rows[129, -1) elems[4096, 8193) {
+// CHECK-LABEL: snac.program @apart of @rows "direct_unfused" lanes 8 chunks 1 band[0, 524288) rows[0, 2) elems[8193, -1) in_place_rows 33 inplace_safe {
 snac.program @wide of @rows "direct" lanes 16 chunks 1 band [0, 262145) rows [2, 17) elems [8193, -1) {
 }
 snac.program @many of @rows "two_shot_unfused" lanes 16 chunks 1 band [4194304, -1) rows [129, -1) elems [4096, 8193) {
+}
+snac.program @apart of @rows "direct_unfused" lanes 8 chunks 1 band [0, 524288) rows [0, 2) elems [8193, -1) in_place_rows 33 inplace_safe {
 }
 layout.collective @rows {
   layout.param @R : ranks

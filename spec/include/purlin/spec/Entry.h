@@ -84,6 +84,9 @@ typedef struct purlin_plan_info {
   // max_row_elems) elements wide (a maximum -1: no limit) takes this plan
   // before a plan whose byte band holds it. max_rows 0: none.
   int64_t min_rows, max_rows, min_row_elems, max_row_elems;
+  // In place (an output overlapping an input), the rows band's end
+  // instead of max_rows (0: max_rows).
+  int64_t max_rows_in_place;
 } purlin_plan_info;
 
 typedef struct purlin_collective_info {

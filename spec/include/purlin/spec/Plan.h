@@ -103,6 +103,9 @@ struct Plan {
   // follows the rows (a lane a row, the SM target's wide kernels), bytes
   // alone misplace the edge.
   int64_t minRows = 0, maxRows = 0, minRowElems = 0, maxRowElems = -1;
+  // In place (an output overlapping an input), the band's end: rows in
+  // [minRows, maxRowsInPlace) (0: maxRows; else above it, or -1).
+  int64_t maxRowsInPlace = 0;
   // Chosen only for a call whose ranks run in several launches (the
   // several-GPU launch model, PURLIN_ONE_LAUNCH=0), where the launch
   // boundary's barriers cost more than a low-latency protocol's flags
@@ -200,6 +203,17 @@ constexpr int64_t kEpilogueWideElems = 8192;
 /// (kDefaultEpilogueDirectBytes). purlinc --epilogue-wide-rows sets it per
 /// build (0: no such band).
 constexpr int64_t kDefaultEpilogueWideRows = 16;
+/// In place, the unfused one-shot's rows band at those widths reaches this
+/// many rows (the fused one-shot is not proved right in place, and the
+/// byte bands give the fused two-shot from 256 KiB + 1). Measured (H100,
+/// forty-first session, 8 ranks, bf16, y at x, us), direct_unfused against
+/// the chooser's fused two-shot: 12288 x 16 14.23 against 30.22, x 24
+/// 20.82 against 30.50, x 32 24.83 against 31.06; 16384 x 16 17.14 against
+/// 37.63, x 32 35.35 against 40.12; at 48 rows the two-shot wins (33.21
+/// against 40.93; 45.23 against 55.47). Out of place the unfused one-shot
+/// loses from a few rows (16 rows: 14.07 against 9.40, fortieth session),
+/// so its band there stays at one row.
+constexpr int64_t kEpilogueWideRowsInPlace = 32;
 /// The default chooser, a collective with an epilogue: from this many rows
 /// of kEpilogueUnfusedRowElems to kEpilogueWideElems elements, the unfused
 /// two-shot, whatever their bytes (below kDefaultEpilogueUnfusedBytes too).

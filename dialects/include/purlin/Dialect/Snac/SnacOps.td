@@ -14,7 +14,8 @@ def Snac_ProgramOp : Snac_Op<"program", [
     limit) the default chooser picked the program for; `rows [min, max)
     elems [emin, emax)` a band in the rows of a collective's epilogue, for
     rows of emin to emax elements (a max -1: no limit), which a call in it
-    takes before the byte bands (the runtime's choosePlan);
+    takes before the byte bands (the runtime's choosePlan); `in_place_rows
+    N` its end for calls in place;
     `several_launches`
     that it is chosen only for a call whose ranks run in several launches
     (the several-GPU launch model: purlinc --ll-bytes); `inplace_safe` is
@@ -45,12 +46,14 @@ def Snac_ProgramOp : Snac_Op<"program", [
                    OptionalAttr<I64Attr>:$inplace_max_ranks,
                    OptionalAttr<I64Attr>:$min_rows, OptionalAttr<I64Attr>:$max_rows,
                    OptionalAttr<I64Attr>:$min_row_elems,
-                   OptionalAttr<I64Attr>:$max_row_elems);
+                   OptionalAttr<I64Attr>:$max_row_elems,
+                   OptionalAttr<I64Attr>:$max_rows_in_place);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `of` $collective $strategy `lanes` $lanes `chunks` $chunks
     `band` `[` $min_bytes `,` $max_bytes `)`
     (`rows` `[` $min_rows^ `,` $max_rows `)` `elems` `[` $min_row_elems `,` $max_row_elems `)`)?
+    (`in_place_rows` $max_rows_in_place^)?
     (`several_launches` $several_launches^)? (`inplace_safe` $inplace_safe^)?
     (`inplace_same` $inplace_same^)?
     (`inplace_max_ranks` $inplace_max_ranks^)?

@@ -71,8 +71,9 @@ int choosePlan(const purlin_collective_info *info, int64_t bytes,
 /// or an extent cannot be evaluated.
 EpiRows epilogueRows(const Collective &c, const Binding &b);
 
-/// Whether plan `p`'s rows band holds a call of those rows.
-bool inRowsBand(const purlin_plan_info &p, EpiRows rows);
+/// Whether plan `p`'s rows band holds a call of those rows (with that
+/// overlap: in place, up to max_rows_in_place where it is set).
+bool inRowsBand(const purlin_plan_info &p, EpiRows rows, InPlace inplace = InPlace::No);
 
 /// Whether some clause of `c` has an epilogue (choosePlan's bandFirst).
 bool hasEpilogue(const Collective &c);
