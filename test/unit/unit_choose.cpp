@@ -134,6 +134,17 @@ const char *kRows = "purlin-desc 1\ncollective rows\nparam R ranks\n"
                     "buffer in x T [N*H]\nbuffer out y T [N*H]\nclause op\n"
                     "  dim i [N*H]\n  from x @ [*] [i]\n  to y @ [*] [i]\nend\n";
 
+// all_reduce_rmsnorm's description as purlinc --emit=desc writes it (rows
+// n of H elements, residual and norm epilogue).
+const char *kEpi =
+      "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\nparam H count\n"
+      "param T type\nbuffer in x T [N*H]\nbuffer in res T [N*H]\nbuffer in w T [H]\n"
+      "buffer in eps T [1]\nbuffer out y T [N*H]\nbuffer out res_out T [N*H]\n"
+      "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
+      "  to y @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
+      "  store res_out [n*H + i] [h]\n  store y [n*H + i] [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n"
+      "end\n";
+
 // The band's binding: the largest counts whose 1-byte call stays below the
 // band's edge, whatever the instance's maxima (the LL plan's scratch is
 // laid out there, not at maxParams).
@@ -332,15 +343,7 @@ void rowsBands() {
 
   // epilogueRows: rows n by H elements (the row coordinates against the
   // rest), -1 rows without an epilogue.
-  const char *text =
-      "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\nparam H count\n"
-      "param T type\nbuffer in x T [N*H]\nbuffer in res T [N*H]\nbuffer in w T [H]\n"
-      "buffer in eps T [1]\nbuffer out y T [N*H]\nbuffer out res_out T [N*H]\n"
-      "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
-      "  to y @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
-      "  store res_out [n*H + i] [h]\n  store y [n*H + i] [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n"
-      "end\n";
-  const Collective epi = desc(text);
+  const Collective epi = desc(kEpi);
   Binding b;
   b.scalars = {{"R", 8}, {"N", 7}, {"H", 12288}};
   b.dtype = DType::BF16;
@@ -395,14 +398,7 @@ void liveLaneCounts() {
 // with y at x too the call is in place at the same address; res_out over
 // res at another offset is any overlap.
 void localOverlap() {
-  const char *desc =
-      "purlin-desc 1\ncollective epi\nparam R ranks\nparam N count\nparam H count\n"
-      "param T type\nbuffer in x T [N*H]\nbuffer in res T [N*H]\nbuffer in w T [H]\n"
-      "buffer in eps T [1]\nbuffer out y T [N*H]\nbuffer out res_out T [N*H]\n"
-      "clause sum\n  dim n [N]\n  dim i [H]\n  from x @ [*] [n*H + i]\n"
-      "  to y @ [*] [n*H + i]\n  rows n\n  let h [recv + res[n*H + i]]\n"
-      "  store res_out [n*H + i] [h]\n  store y [n*H + i] [h/sqrt(rowsum(h*h)/H + eps[0])*w[i]]\n"
-      "end\n";
+  const char *desc = kEpi;
   Collective c;
   std::string err;
   CHECK_MSG(readDesc(desc, c, err), err);
