@@ -4,6 +4,7 @@
 // collective's datapath, on that GPU's stream.
 #include "purlin/runtime/Launch.h"
 #include "Internal.h"
+#include "purlin/spec/Hash.h"
 
 #include <algorithm>
 #include <chrono>
@@ -170,12 +171,7 @@ purlinStatus pickPlan(const purlinColl *c, const std::vector<void *> &flat,
 static uint32_t callFingerprint(const purlinArgs *a,
                                 const std::vector<StagedBuffer> &staged) {
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
+  auto mix = [&](uint64_t v) { h = fnv1aWord(h, v); };
   mix((uint64_t)a->dtype);
   mix((uint64_t)a->op);
   mix((uint64_t)a->nscalars);

@@ -1,5 +1,6 @@
 // The disk cache of first-use cubins (DiskCache.h).
 #include "DiskCache.h"
+#include "purlin/spec/Hash.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -21,16 +22,6 @@ namespace rt {
 namespace sm {
 
 namespace {
-/// FNV-1a, 64 bits, from `seed`.
-uint64_t fnv1a(const std::string &s, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 /// mkdir -p; false when `dir` is not a folder afterwards.
 bool makeDirs(const std::string &dir) {
   for (size_t i = 1; i <= dir.size(); ++i)
