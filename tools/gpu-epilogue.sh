@@ -99,7 +99,7 @@ DIR=${2:-gen-epi}
 # thirty-third session's first ab call lacked them).
 BENCH_GEN=${EPI_VARIANT_GEN:-all_reduce;all_reduce_rmsnorm;all_reduce_rmsnorm_direct;all_reduce_rmsnorm_two_shot;all_reduce_rmsnorm_direct_wide}
 [ "$mode" = ab ] && [ -z "${EPI_VARIANT_GEN:-}" ] &&
-  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused"
+  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused;all_reduce_rmsnorm_two_shot_gather"
 # benchBuild NAME SRC FLAGS JOBS TARGETS...: configure the tree at SRC into
 # build-gpu-epi-NAME (BENCH_GEN's collectives from SRC/$DIR, CUDA flags
 # FLAGS) and build TARGETS, logs under $LOG; says so where it fails.
@@ -129,6 +129,7 @@ gen)
   for v in "direct:--epilogue-small-bytes=4611686018427387904" "two_shot:--epilogue-small-bytes=0" \
            "direct_unfused:--epilogue-small-bytes=4611686018427387904 --epilogue-unfused-bytes=1" \
            "two_shot_unfused:--epilogue-small-bytes=0 --epilogue-unfused-bytes=1" \
+           "two_shot_gather:--strategy=two_shot_gather --lanes=16" \
            "direct_wide:--epilogue-small-bytes=4611686018427387904 --lanes=${EPI_WIDE_LANES:-32}"; do
     n=all_reduce_rmsnorm_${v%%:*}
     sed "s/collective all_reduce_rmsnorm(/collective $n(/" examples/all_reduce_rmsnorm.purlin > "$DIR/src/$n.purlin"
@@ -574,7 +575,7 @@ rows)
   LOG=${OUT:-build-gpu-epi-rows/logs}
   B=build-gpu-epi-rows
   mkdir -p "$LOG"
-  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused"
+  BENCH_GEN="$BENCH_GEN;all_reduce_rmsnorm_direct_unfused;all_reduce_rmsnorm_two_shot_unfused;all_reduce_rmsnorm_two_shot_gather"
   t0=$(date +%s)
   benchBuild rows "$PWD" "" "$(nproc)" purlin-epilogue-test purlin-epilogue-bench
   [ -x "build-gpu-epi-rows/tools/purlin-bench/purlin-epilogue-bench" ] || exit 1

@@ -9,7 +9,7 @@ const char *const kStageModes[] = {"expose", "copy", "push"};
 const char *const kPeerSets[] = {"all", "srcs", "dsts", "group", "self"};
 const char *const kSelections[] = {"mine", "owned"};
 const char *const kSources[] = {"input",   "scratch", "staging",
-                                "partial", "output",  "received"};
+                                "partial", "output",  "received", "owners"};
 const char *const kDests[] = {"self", "all", "partial", "received"};
 const char *const kLineFormats[] = {"none", "ll", "ll128"};
 
@@ -52,7 +52,7 @@ const std::vector<std::string> &strategyNames() {
   static const std::vector<std::string> names = {
       "direct", "direct_copy", "two_shot", "two_shot_copy", "staged",
       "staged_ll", "staged_ll128", "direct_unfused", "direct_copy_unfused",
-      "two_shot_unfused"};
+      "two_shot_unfused", "two_shot_gather"};
   return names;
 }
 

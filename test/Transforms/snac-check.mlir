@@ -1023,3 +1023,96 @@ snac.program @epi5_direct_unfused of @epi5 "direct_unfused" lanes 4 chunks 1 ban
   // expected-error @+1 {{unordered access}}
   snac.consume mine from received to self clause 0 epilogue
 }
+
+// -----
+
+// two_shot_gather (issue 16): every rank applies its own rows, each read
+// from its owner's received area ('mine from owners'). Without the sync of
+// every rank ('gathered'), a rank would read rows that their owners are
+// still combining.
+layout.collective @epi6 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi6_two_shot_gather of @epi6 "two_shot_gather" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @kept
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to received clause 0
+  snac.notify @kept to self clause 0
+  snac.wait @kept from self clause 0 all_lanes
+  // expected-error @+1 {{unordered access}}
+  snac.consume mine from owners to self clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}
+
+// -----
+
+// ... and without the barrier of each owner's lanes ('kept' to self): a
+// lane's wait covers only its own lane of each peer, while the apply reads
+// the rows of every lane of the owner.
+layout.collective @epi7 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi7_two_shot_gather of @epi7 "two_shot_gather" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @gathered
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume owned from input to received clause 0
+  snac.notify @gathered to all clause 0
+  snac.wait @gathered from all clause 0
+  // expected-error @+1 {{unordered access}}
+  snac.consume mine from owners to self clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}
+
+// -----
+
+// The owners' areas hold rows only where an owned consume kept them: after
+// a 'mine ... to received' each rank's area holds its own names instead.
+layout.collective @epi8 {
+  layout.param @R : ranks
+  layout.param @N : count
+  layout.param @H : count
+  layout.param @T : type
+  layout.buffer @x : in @T [N*H]
+  layout.buffer @y : out @T [N*H]
+  layout.names (n, i) in [N, H] from @x[*][n*H + i] to @y[*][n*H + i] reduce<sum>
+  layout.epilogue rows n [store @y[n*H + i] = recv/sqrt(rowsum(recv*recv)/H + 1)]
+}
+snac.program @epi8_two_shot_gather of @epi8 "two_shot_gather" lanes 2 chunks 1 band[0, -1) {
+  snac.signal @ready
+  snac.signal @kept
+  snac.signal @done
+  snac.stage expose clause 0
+  snac.notify @ready to all clause 0 boundary
+  snac.wait @ready from all clause 0 boundary
+  snac.consume mine from input to received clause 0
+  snac.notify @kept to all clause 0
+  snac.wait @kept from all clause 0 all_lanes
+  // expected-error @+1 {{consume reads owners' received rows of clause 0 that no earlier 'owned ... to received' consume keeps}}
+  snac.consume mine from owners to self clause 0 epilogue
+  snac.notify @done to all clause 0 boundary
+  snac.wait @done from all clause 0 boundary
+}

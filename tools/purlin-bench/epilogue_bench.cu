@@ -13,6 +13,10 @@
 //   d_apart, 2s_apart
 //            the unfused plans (direct_unfused, two_shot_unfused: the
 //            epilogue as a launch of its own);
+//   2s_gather
+//            two_shot_gather (the owners keep their rows' sums, then every
+//            rank applies its own rows, each read from its owner: the
+//            pair's shape, the epilogue a launch of its own);
 //   unfused  purlin's all_reduce, then a separate residual + RMSNorm kernel
 //            (16-byte vector loads, one block per row and rank, the row in
 //            registers: the usual hand-written kernel), the "pair";
@@ -467,13 +471,14 @@ int main(int argc, char **argv) {
   // Last, one-shot on 32 lanes (a row a lane up to 32 tokens; "-" where the
   // GPU cannot hold 32 lanes of every rank at once: with 512-thread lanes
   // of 128 registers one block fits an SM).
-  constexpr int kForms = 6;
+  constexpr int kForms = 7;
   const char *names[kForms] = {"all_reduce_rmsnorm", "all_reduce_rmsnorm_direct",
                                "all_reduce_rmsnorm_two_shot",
                                "all_reduce_rmsnorm_direct_unfused",
                                "all_reduce_rmsnorm_two_shot_unfused",
-                               "all_reduce_rmsnorm_direct_wide"};
-  purlinColl_t fusedH[kForms] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}, ar;
+                               "all_reduce_rmsnorm_direct_wide",
+                               "all_reduce_rmsnorm_two_shot_gather"};
+  purlinColl_t fusedH[kForms] = {}, ar;
   const int bf16 = (int)purlin::DType::BF16, sum = (int)purlin::RedOp::Sum;
   for (int v = 0; v < kForms; ++v) {
     const purlin_collective_info *info = find(names[v]);
@@ -547,10 +552,10 @@ int main(int argc, char **argv) {
   // unfused: purlin's all-reduce, then the norm kernel (two launches);
   // d_apart, 2s_apart: the unfused plans (one launch); ratio: unfused /
   // the chooser's fused form; best: unfused / the fastest purlin form.
-  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %10s %10s %s\n",
+  std::printf("%8s %8s %12s %10s %-9s %10s %10s %10s %10s %10s %10s %10s %10s %7s %7s %10s %10s %10s %10s %s\n",
               "hidden", "tokens", "bytes/rank", "fused", "plan", "direct", "two_shot",
-              "d_apart", "2s_apart", "unfused", "allreduce", "norm", "ratio", "best", "d_wide",
-              "hand", "hand2s", "hand_l", "check");
+              "d_apart", "2s_apart", "2s_gather", "unfused", "allreduce", "norm", "ratio", "best",
+              "d_wide", "hand", "hand2s", "hand_l", "check");
   int bad = 0;
   for (int64_t H : hidden)
     for (int64_t N : tokens) {
@@ -592,7 +597,7 @@ int main(int argc, char **argv) {
       // Each fused form: sanity against the unfused pipeline (it rounds the
       // sum and h to bf16 first: a few bf16 units, relative to the row's
       // scale), then timed; -1: not linked.
-      double tv[kForms] = {-1, -1, -1, -1, -1, -1}, worst = 0;
+      double tv[kForms] = {-1, -1, -1, -1, -1, -1, -1}, worst = 0;
       std::string plan = "-";
       bool ok = true;
       // out (the form's output: y, or x where the fused forms run in place)
@@ -679,10 +684,11 @@ int main(int argc, char **argv) {
           std::snprintf(b, sizeof b, "%10.2f", t);
         return std::string(b);
       };
-      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %10.2f %10.2f %s (max rel diff %.3g)\n",
+      std::printf("%8lld %8lld %12lld %s %-9s %s %s %s %s %s %10.2f %10.2f %10.2f %7.2f %7.2f %s %10.2f %10.2f %10.2f %s (max rel diff %.3g)\n",
                   (long long)H, (long long)N, (long long)(N * H * 2), col(tv[0]).c_str(),
                   plan.c_str(), col(tv[1]).c_str(), col(tv[2]).c_str(), col(tv[3]).c_str(),
-                  col(tv[4]).c_str(), tu, ta, tn, tu / tv[0], tu / best, col(tv[5]).c_str(),
+                  col(tv[4]).c_str(), col(tv[6]).c_str(), tu, ta, tn, tu / tv[0], tu / best,
+                  col(tv[5]).c_str(),
                   th, th2, thl, ok ? "ok" : "FAIL",
                   worst);
       std::fflush(stdout);

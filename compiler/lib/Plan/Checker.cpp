@@ -200,6 +200,16 @@ bool staticChecks(const Collective &c, const Plan &plan,
       err(si, "a 'mine' consume reads received rows of clause " + std::to_string(st.clause) +
                   " that only their owners kept ('owned ... to received': each owner's "
                   "area holds its own rows)");
+    // The gathered apply reads each row from its owner's area: the rows an
+    // owned consume `to received` kept there.
+    if (st.src == SourceKind::Owners &&
+        !earlier([&](const Step &s) {
+          return s.dst == DestKind::Received && s.sel == Selection::Owned;
+        }))
+      err(si, "consume reads owners' received rows of clause " + std::to_string(st.clause) +
+                  " that no earlier 'owned ... to received' consume keeps");
+    // (`mine ... to self ... epilogue` from owners: the snac verifier; a
+    // clause with an epilogue goes from every rank to every rank.)
     if (st.src == SourceKind::Output &&
         !earlier([&](const Step &s) {
           return s.sel == Selection::Owned && s.dst == DestKind::Self;

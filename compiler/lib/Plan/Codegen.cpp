@@ -42,7 +42,8 @@ ApplySplit applySplit(const Plan &p) {
   ApplySplit a;
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const Step &st = p.steps[s];
-    if (st.kind == StepKind::Consume && st.src == SourceKind::Received) {
+    if (st.kind == StepKind::Consume &&
+        (st.src == SourceKind::Received || st.src == SourceKind::Owners)) {
       if (a.apply >= 0 || st.chunked)
         return {};
       a.apply = (int)s;
@@ -248,10 +249,14 @@ struct Emitter {
     case StepKind::Consume: {
       // The snac verifier: an epilogue runs mine to self or owned to all;
       // the unfused plans keep rows (to received) and apply it later (mine
-      // from received to self, or owned from received to all).
-      if (st.src == SourceKind::Received) {
-        os << ind << (st.sel == Selection::Owned ? "applyRowsOwned<" : "applyRows<") << C
-           << ", Epilogue" << st.clause << ">(t, " << chunk << ");\n";
+      // from received to self, owned from received to all, or mine from
+      // owners to self: each row from its owner's area).
+      if (st.src == SourceKind::Received || st.src == SourceKind::Owners) {
+        os << ind
+           << (st.src == SourceKind::Owners    ? "applyRowsGathered<"
+               : st.sel == Selection::Owned ? "applyRowsOwned<"
+                                            : "applyRows<")
+           << C << ", Epilogue" << st.clause << ">(t, " << chunk << ");\n";
         break;
       }
       if (st.epilogue || st.dst == DestKind::Received) {

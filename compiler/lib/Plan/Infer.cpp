@@ -166,9 +166,19 @@ bool hasSet(const Clause &cl) { return cl.from.rank.isSet() || cl.to.rank.isSet(
 //    rows (outputs at their inputs' address: the fused two_shot's owned
 //    consume has the same cut). `done` follows it, so that no rank's next
 //    launch reads or writes what the apply still uses.
+//  - gathered (two_shot_gather): the owners keep their rows as two-shot
+//    does (`owned ... to received`), and every rank applies its own rows,
+//    each read from its owner's area (`mine from owners to self`): the
+//    shape of an all-reduce followed by a row kernel, every rank busy
+//    however few rows an owner has. Every lane of every owner must be
+//    done first: a barrier of each rank's lanes (`kept`, self), then a
+//    sync of every rank (`gathered`: each lane waits for its own lane of
+//    each peer, which passed its rank's barrier). The areas are scratch,
+//    so the outputs may lie anywhere on the inputs (every rank's stash
+//    read them before that sync). `done` follows, as in two-shot.
 void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
               DestKind dst, PeerSet readers, PeerSet contributors,
-              bool unfused = false) {
+              bool unfused = false, bool gather = false) {
   if (copy)
     copyInputs(c, b);
   for (size_t k = 0; k < c.clauses.size(); ++k) {
@@ -203,6 +213,13 @@ void oneRound(const Collective &c, Builder &b, bool copy, Selection sel,
       const int kept = b.signal("kept" + sfx);
       b.notify(ck, kept, PeerSet::Self);
       b.wait(ck, kept, PeerSet::Self, false, true);
+      if (gather) {
+        const int gathered = b.signal("gathered" + sfx);
+        b.notify(ck, gathered, rd);
+        b.wait(ck, gathered, co);
+        b.consume(ck, Selection::Mine, SourceKind::Owners, DestKind::Self);
+        return;
+      }
       b.consume(ck, sel, SourceKind::Received, sel == Selection::Owned ? DestKind::All
                                                                         : DestKind::Self);
     };
@@ -240,9 +257,10 @@ void direct(const Collective &c, Builder &b, bool copy, bool unfused = false) {
 // destinations are a set, its groups' parts are owned by the set's ranks
 // (a sub-group's all-reduce runs inside the group) and the barriers
 // address the ranks that share a group.
-void twoShot(const Collective &c, Builder &b, bool copy, bool unfused = false) {
+void twoShot(const Collective &c, Builder &b, bool copy, bool unfused = false,
+             bool gather = false) {
   oneRound(c, b, copy, Selection::Owned, DestKind::All, PeerSet::All,
-           PeerSet::All, unfused);
+           PeerSet::All, unfused, gather);
 }
 
 // Staged: per chunk, a contributor pushes its names into each destination's
@@ -351,7 +369,7 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
   else if (strategy == "two_shot_copy")
     twoShot(c, b, true);
   else if (strategy == "direct_unfused" || strategy == "direct_copy_unfused" ||
-           strategy == "two_shot_unfused") {
+           strategy == "two_shot_unfused" || strategy == "two_shot_gather") {
     bool epilogue = false;
     for (const Clause &cl : c.clauses)
       epilogue |= !cl.epilogue.empty();
@@ -360,8 +378,8 @@ bool buildPlan(const Collective &c, const std::string &strategy, int lanes,
               "combine, but " + c.name + " has no epilogue";
       return false;
     }
-    if (strategy == "two_shot_unfused")
-      twoShot(c, b, false, true);
+    if (strategy == "two_shot_unfused" || strategy == "two_shot_gather")
+      twoShot(c, b, false, true, strategy == "two_shot_gather");
     else
       direct(c, b, strategy == "direct_copy_unfused", true);
   }
@@ -432,12 +450,13 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   if (epilogue && opts.strategy != "auto" && opts.strategy != "direct" &&
       opts.strategy != "direct_copy" && opts.strategy != "two_shot" &&
       opts.strategy != "two_shot_copy" && opts.strategy != "direct_unfused" &&
-      opts.strategy != "direct_copy_unfused" && opts.strategy != "two_shot_unfused") {
+      opts.strategy != "direct_copy_unfused" && opts.strategy != "two_shot_unfused" &&
+      opts.strategy != "two_shot_gather") {
     error = "strategy '" + opts.strategy + "' cannot run an epilogue; a "
             "collective with an epilogue runs one-shot (direct, direct_copy) "
             "or two-shot with row-aligned owners (two_shot, two_shot_copy), "
             "fused, or apart from the combine (direct_unfused, "
-            "direct_copy_unfused, two_shot_unfused)";
+            "direct_copy_unfused, two_shot_unfused, two_shot_gather)";
     return false;
   }
   // A strategy by name: the lanes and chunks asked, else its defaults.

@@ -38,6 +38,7 @@ ExecArgs execArgs(const Step &st) {
   case SourceKind::Partial: a.src = exec::kSrcPartial; break;
   case SourceKind::Output: a.src = exec::kSrcOutput; break;
   case SourceKind::Received: a.src = exec::kSrcReceived; break;
+  case SourceKind::Owners: a.src = exec::kSrcOwners; break;
   }
   switch (st.dst) {
   case DestKind::Self: a.dst = exec::kDstSelf; break;

@@ -84,7 +84,8 @@ static_assert((int)Source::input == (int)::purlin::SourceKind::Input &&
                   (int)Source::staging == (int)::purlin::SourceKind::Staging &&
                   (int)Source::partial == (int)::purlin::SourceKind::Partial &&
                   (int)Source::output == (int)::purlin::SourceKind::Output &&
-                  (int)Source::received == (int)::purlin::SourceKind::Received,
+                  (int)Source::received == (int)::purlin::SourceKind::Received &&
+                  (int)Source::owners == (int)::purlin::SourceKind::Owners,
               "snac.Source drifted");
 static_assert((int)Dest::self == (int)::purlin::DestKind::Self &&
                   (int)Dest::all == (int)::purlin::DestKind::All &&
@@ -239,6 +240,15 @@ LogicalResult ConsumeOp::verify() {
     return emitOpError("a consume 'to received' keeps whole combined rows for "
                        "a later epilogue: from 'input' or 'scratch', every "
                        "contributor, without 'epilogue'");
+  // The gathered apply (two_shot_gather): each rank runs the epilogue over
+  // its own rows, each row read from the area of its owner, which kept it
+  // ('owned ... to received').
+  if (getSrc() == Source::owners &&
+      (getSel() != Selection::mine || getDst() != Dest::self || !getEpilogue() ||
+       getRanksLo()))
+    return emitOpError("a consume 'from owners' runs the epilogue over this "
+                       "rank's rows, read from their owners' received areas: "
+                       "'mine' to 'self', with 'epilogue', every contributor");
   if (getSrc() == Source::received &&
       (!((getSel() == Selection::mine && getDst() == Dest::self) ||
          (getSel() == Selection::owned && getDst() == Dest::all)) ||
@@ -249,7 +259,7 @@ LogicalResult ConsumeOp::verify() {
   // An epilogue needs whole rows on the rank that applies it: one-shot
   // ('mine' to 'self'), or the owned form whose owners are cut on row
   // boundaries and store every rank's outputs ('owned' to 'all').
-  if (getEpilogue() && getSrc() != Source::received &&
+  if (getEpilogue() && getSrc() != Source::received && getSrc() != Source::owners &&
       (!((getSel() == Selection::mine && getDst() == Dest::self) ||
          (getSel() == Selection::owned && getDst() == Dest::all)) ||
        (getSrc() != Source::input && getSrc() != Source::scratch) ||

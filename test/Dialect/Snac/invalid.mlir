@@ -925,6 +925,52 @@ snac.program @p of @c "two_shot_unfused" lanes 1 chunks 1 band [0, -1) {
 
 // -----
 
+// rows read from their owners' areas by owners: the gathered apply is each
+// rank's own rows (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_gather" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from owners' runs the epilogue over this rank's rows, read from their owners' received areas: 'mine' to 'self', with 'epilogue', every contributor}}
+  snac.consume owned from owners to all clause 0 epilogue
+}
+
+// -----
+
+// rows read from their owners' areas without the epilogue (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_gather" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from owners' runs the epilogue over this rank's rows, read from their owners' received areas: 'mine' to 'self', with 'epilogue', every contributor}}
+  snac.consume mine from owners to self clause 0
+}
+
+// -----
+
+// rows read from their owners' areas over a contributor range (issue 16)
+layout.collective @c {
+  layout.param @R : ranks
+  layout.buffer @x : in f32 [4]
+  layout.buffer @y : out f32 [4]
+  layout.names (n, i) in [1, 4] from @x[*][i] to @y[*][i] reduce<sum>
+  layout.epilogue rows n [store @y[i] = recv]
+}
+snac.program @p of @c "two_shot_gather" lanes 1 chunks 1 band [0, -1) {
+  // expected-error @+1 {{'snac.consume' op a consume 'from owners' runs the epilogue over this rank's rows, read from their owners' received areas: 'mine' to 'self', with 'epilogue', every contributor}}
+  snac.consume mine from owners to self clause 0 ranks [0, 2) epilogue
+}
+
+// -----
+
 // staging by launch parity without flagged lines: nothing would tell this
 // launch's data from a stale one's in the same half
 layout.collective @c {

@@ -262,17 +262,21 @@ snac.program @epi of @rms "two_shot" lanes 2 chunks 1 band [0, -1) {
 // The unfused plans (issue 16): rows kept as received ('to received',
 // mine or owned, from input or scratch), and the epilogue applied to them
 // later ('mine from received to self ... epilogue', or by their owners:
-// 'owned from received to all ... epilogue').
+// 'owned from received to all ... epilogue'), or each rank's rows read
+// from their owners' areas ('mine from owners to self ... epilogue':
+// two_shot_gather).
 // CHECK-LABEL: snac.program @unf of @rms2 "two_shot_unfused" lanes 2 chunks 1 band[0, -1) {
 // CHECK-NEXT:    snac.consume mine from input to received clause 0
 // CHECK-NEXT:    snac.consume mine from scratch to received clause 0
 // CHECK-NEXT:    snac.consume owned from input to received clause 0
 // CHECK-NEXT:    snac.consume mine from received to self clause 0 epilogue
 // CHECK-NEXT:    snac.consume owned from received to all clause 0 epilogue
+// CHECK-NEXT:    snac.consume mine from owners to self clause 0 epilogue
 // CHECK-NEXT:  }
 // GENERIC: "snac.consume"() <{clause = 0 : i64, dst = 3 : i32, sel = 1 : i32, src = 0 : i32}> : () -> ()
 // GENERIC: "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, epilogue, sel = 0 : i32, src = 5 : i32}> : () -> ()
 // GENERIC: "snac.consume"() <{clause = 0 : i64, dst = 1 : i32, epilogue, sel = 1 : i32, src = 5 : i32}> : () -> ()
+// GENERIC: "snac.consume"() <{clause = 0 : i64, dst = 0 : i32, epilogue, sel = 0 : i32, src = 6 : i32}> : () -> ()
 layout.collective @rms2 {
   layout.param @R : ranks
   layout.buffer @x : in f32 [8]
@@ -286,4 +290,5 @@ snac.program @unf of @rms2 "two_shot_unfused" lanes 2 chunks 1 band [0, -1) {
   snac.consume owned from input to received clause 0
   snac.consume mine from received to self clause 0 epilogue
   snac.consume owned from received to all clause 0 epilogue
+  snac.consume mine from owners to self clause 0 epilogue
 }

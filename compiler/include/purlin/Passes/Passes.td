@@ -24,8 +24,8 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", "\"auto\"",
            "direct, direct_copy, two_shot, two_shot_copy, staged, staged_ll, "
-           "staged_ll128, direct_unfused, direct_copy_unfused, two_shot_unfused "
-           "or auto">,
+           "staged_ll128, direct_unfused, direct_copy_unfused, two_shot_unfused, "
+           "two_shot_gather or auto">,
     Option<"lanes", "lanes", "int", "0",
            "lanes per rank (0: the chooser's default)">,
     Option<"chunks", "chunks", "int", "0",

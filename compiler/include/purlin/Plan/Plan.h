@@ -33,7 +33,13 @@ namespace purlin {
 ///              over each rank's own rows (the fused forms' arithmetic);
 ///              direct_unfused applies after a `done` of every launch
 ///              model, so it is in-place safe without copies (the default
-///              set's in-place one-shot for a collective with an epilogue).
+///              set's in-place one-shot for a collective with an epilogue);
+///  two_shot_gather
+///              the same for a clause with an epilogue, the owners keeping
+///              their rows as two_shot_unfused does, and every rank
+///              applying its own rows, each read from its owner's area (an
+///              all-reduce then a row kernel: every rank busy however few
+///              rows an owner has); right with outputs anywhere on inputs.
 /// "auto" asks the default chooser for a set of plans with size bands.
 struct InferOptions {
   std::string strategy = "auto";

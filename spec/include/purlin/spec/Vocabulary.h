@@ -48,14 +48,17 @@ enum class Selection : int { Mine = 0, Owned = 1 };
 /// staging slots, this rank's partial result then inputs (a fold
 /// continued), the parts of its names from their owners' outputs, or the
 /// received values a consume `to received` left in this rank's area (an
-/// epilogue applied apart from the combine: the unfused plans).
+/// epilogue applied apart from the combine: the unfused plans), or those
+/// the rows' owners left in theirs (`owned ... to received`: each row read
+/// from its owner's area, the gathered apply of two_shot_gather).
 enum class SourceKind : int {
   Input = 0,
   Scratch = 1,
   Staging = 2,
   Partial = 3,
   Output = 4,
-  Received = 5
+  Received = 5,
+  Owners = 6
 };
 /// consume writes: this rank's output (owned: the owner keeps its part),
 /// every destination, this rank's partial result, or the received values

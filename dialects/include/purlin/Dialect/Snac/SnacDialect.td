@@ -44,7 +44,8 @@ def Snac_Selection : I32EnumAttr<"Selection", "which names a consume combines", 
 def Snac_Source : I32EnumAttr<"Source", "where a consume reads contributions", [
     I32EnumAttrCase<"input", 0>, I32EnumAttrCase<"scratch", 1>,
     I32EnumAttrCase<"staging", 2>, I32EnumAttrCase<"partial", 3>,
-    I32EnumAttrCase<"output", 4>, I32EnumAttrCase<"received", 5>]> {
+    I32EnumAttrCase<"output", 4>, I32EnumAttrCase<"received", 5>,
+    I32EnumAttrCase<"owners", 6>]> {
   let cppNamespace = "::purlin::snac";
 }
 def Snac_LineFormat : I32EnumAttr<"LineFormat",

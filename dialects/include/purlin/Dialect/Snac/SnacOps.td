@@ -213,6 +213,10 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     later `mine from received to self ... epilogue` runs the statements
     over this rank's rows, `owned from received to all ... epilogue` over
     the rows it owns, for every rank with that rank's inputs and outputs.
+    `mine from owners to self ... epilogue` (two_shot_gather) runs this
+    rank's statements over its own rows, each row read from the received
+    area of its owner (which kept it: `owned ... to received`), so the
+    plan needs every lane of every owner done before it.
     The stores are what the fused consume stores, bit for bit on the host.
 
     ```mlir
@@ -228,6 +232,7 @@ def Snac_ConsumeOp : Snac_StepOp<"consume"> {
     snac.consume owned from input to received clause 0
     snac.consume mine from received to self clause 0 epilogue
     snac.consume owned from received to all clause 0 epilogue
+    snac.consume mine from owners to self clause 0 epilogue
     ```
   }];
   let arguments = (ins Snac_Selection:$sel, Snac_Source:$src, Snac_Dest:$dst,

@@ -166,6 +166,9 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   /// holds the value for every rank's statements (epiRowGeneral).
   bool held = false;
   float heldRecv = 0.0f;
+  /// The rank whose received area holds the row (src kSrcReceived): this
+  /// rank's (-1), or the row's owner's in the gathered apply.
+  int area = -1;
   PURLIN_HD float recv() const {
     if (held)
       return heldRecv;
@@ -175,7 +178,8 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
     // name's destination offset (whichever rank r the statements run for:
     // the owned apply runs them for every rank over the rows it owns).
     if (src == kSrcReceived)
-      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, t.rank()), C::toIndex(c, S.P));
+      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, area >= 0 ? area : t.rank()),
+                       C::toIndex(c, S.P));
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
@@ -329,17 +333,18 @@ PURLIN_HD bool epiReceivedAligned(const Shared &S, int r, int64_t i0) {
 
 template <class C, class E, int kMode = kEpiFused, class Tgt>
 PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
-                         const int64_t *ext, int64_t ninner) {
+                         const int64_t *ext, int64_t ninner, int area = -1) {
   // ceil(vectors / threads) > kEpiRowVecs, without the division
   if (ninner % kEpiVec != 0 ||
       ninner / kEpiVec > (int64_t)Tgt::kEpiRowVecs * t.threads())
     return false;
   const Params &P = S.P;
   // The received area (this rank's: the stash stores into it, the apply
-  // reads it) lies at the destination's offsets, as f32.
+  // reads it; or the row's owner's, `area`, in the gathered apply) lies at
+  // the destination's offsets, as f32.
   if constexpr (kMode != kEpiFused)
     if (!epiRowRun<C, E, true>(P, c, ext) ||
-        !epiReceivedAligned<C>(S, t.rank(), C::toIndex(c, P)))
+        !epiReceivedAligned<C>(S, area >= 0 ? area : t.rank(), C::toIndex(c, P)))
       return false;
   if constexpr (kMode == kEpiApply)
     return true;
@@ -405,7 +410,7 @@ PURLIN_UNROLL
 template <class C, class E, int kQ, int kMode = kEpiFused, int kVCap = 0, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
-                              int q0, int q1) {
+                              int q0, int q1, int area = -1) {
   constexpr int kV =
       kVCap > 0 && kVCap < Tgt::kEpiRowVecs ? kVCap : Tgt::kEpiRowVecs;
   const Params &P = S.P;
@@ -480,13 +485,14 @@ PURLIN_UNROLL
   }
   PURLIN_EPI_MARK(3);
   if constexpr (kMode == kEpiApply) {
-    // The received values, as the stash stored them: no combine.
-    const char *area = detail::receivedOf<C>(S, t.rank());
+    // The received values, as the stash stored them: no combine (from
+    // this rank's area, or the row's owner's in the gathered apply).
+    const char *from = detail::receivedOf<C>(S, area >= 0 ? area : t.rank());
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
         break;
-      t.loadF32x8(area, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
+      t.loadF32x8(from, i0 + ((int64_t)th + (int64_t)k * T) * kEpiVec, row[k]);
       if constexpr (kEpiHeldAfter<kMode>)
         loadHeld(k);
     }
@@ -795,13 +801,14 @@ namespace detail {
 /// L2: thread p the run of contribution p, or thread 0 the received area's.
 template <class C, class E, int kMode, class Tgt>
 PURLIN_HD void epiRowToL2(Tgt &t, const Shared &S, int src, int64_t row, const int64_t *ext,
-                          int64_t ninner) {
+                          int64_t ninner, int area = -1) {
   int64_t c[kMaxDims] = {0};
   rowStart<C, E>(row, ext, c);
   const int th = t.thread();
   if constexpr (kMode == kEpiApply) {
     if (th == 0)
-      t.prefetchL2(receivedOf<C>(S, t.rank()) + C::toIndex(c, S.P) * 4, ninner * 4);
+      t.prefetchL2(receivedOf<C>(S, area >= 0 ? area : t.rank()) + C::toIndex(c, S.P) * 4,
+                   ninner * 4);
   } else if (th < S.R) {
     t.prefetchL2(mappedSource<C>(S, src, th) + C::fromIndex(c, S.P) * (int64_t)S.elemSize,
                  ninner * (int64_t)S.elemSize);
@@ -810,16 +817,32 @@ PURLIN_HD void epiRowToL2(Tgt &t, const Shared &S, int src, int64_t row, const i
 } // namespace detail
 
 namespace detail {
+/// The rank that owns row `row` of `nrows` in the owned forms (rows piece
+/// r of R, as epiRows and stashNames cut them): whose received area the
+/// owned stash left the row in.
+PURLIN_HD int rowOwner(int64_t nrows, int R, int64_t row) {
+  for (int p = R - 1; p > 0; --p) {
+    int64_t lo, hi;
+    splitRange(nrows, (int64_t)R, (int64_t)p, 1, lo, hi);
+    if (lo < hi && row >= lo)
+      return p;
+  }
+  return 0;
+}
+
 /// Rows [first, last) of epiRows for ranks [q0, q1). kSplit false: the
 /// lane's rows for its every rank (q0, q1 as the form has them: R ranks
 /// owned, this rank's alone one-shot), as constants of the instantiation,
 /// so that the usual cut's code is the one it had before the split
 /// existed (with the ranks' range a variable the fused two-shot ran 0.88x
 /// at 1024 tokens, H100, thirty-sixth session); true: an owner's row for a
-/// group of ranks (epiOwnedGroups).
-template <class C, class E, bool kOwned, int kMode, bool kSplit, class Tgt>
+/// group of ranks (epiOwnedGroups). kGather (the gathered apply): each
+/// row's received values from its owner's area (rowOwner of nrows).
+template <class C, class E, bool kOwned, int kMode, bool kSplit, bool kGather = false,
+          class Tgt>
 PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int64_t last,
-                           int q0, int q1, const int64_t *ext, int64_t ninner) {
+                           int q0, int q1, const int64_t *ext, int64_t ninner,
+                           int64_t nrows = 0) {
   if constexpr (!kSplit) {
     q0 = kOwned ? 0 : t.rank();
     q1 = kOwned ? S.R : t.rank() + 1;
@@ -829,25 +852,29 @@ PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int6
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
   for (int64_t row = first; row < last; ++row) {
     rowStart<C, E>(row, ext, c);
-    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner)) {
+    const int area = kGather ? rowOwner(nrows, S.R, row) : -1;
+    x.area = area;
+    if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner, area)) {
       if constexpr (PURLIN_EPI_L2_PREFETCH == 1) {
         if (row == first)
-          epiRowToL2<C, E, kMode>(t, S, src, row, ext, ninner);
+          epiRowToL2<C, E, kMode>(t, S, src, row, ext, ninner, area);
         if (row + 1 < last)
-          epiRowToL2<C, E, kMode>(t, S, src, row + 1, ext, ninner);
+          epiRowToL2<C, E, kMode>(t, S, src, row + 1, ext, ninner,
+                                  kGather ? rowOwner(nrows, S.R, row + 1) : -1);
       } else if constexpr (PURLIN_EPI_L2_PREFETCH == 2) {
         if (row == first)
           for (int64_t r = first; r < last; ++r)
-            epiRowToL2<C, E, kMode>(t, S, src, r, ext, ninner);
+            epiRowToL2<C, E, kMode>(t, S, src, r, ext, ninner,
+                                    kGather ? rowOwner(nrows, S.R, r) : -1);
       }
       // A row of one vector a thread in an instantiation of its own
       // (kEpiRowSplit).
       if constexpr (kEpiRowSplit<kMode, kOwned>)
         if (ninner / kEpiVec <= (int64_t)t.threads()) {
-          consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1);
+          consumeRowsVec<C, E, kQ, kMode, 1>(t, S, src, x.op, c, ext, ninner, q0, q1, area);
           continue;
         }
-      consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1);
+      consumeRowsVec<C, E, kQ, kMode>(t, S, src, x.op, c, ext, ninner, q0, q1, area);
       continue;
     }
     if constexpr (kMode == kEpiStash)
@@ -864,7 +891,8 @@ PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int6
 /// (kEpiApply) reads them from it, owned or not: both cut ownership alike
 /// (rows piece r of R), so the owner applies the rows it kept. The fused
 /// owned form cuts an owner's few rows by ranks too (epiOwnedSplit).
-template <class C, class E, bool kOwned, int kMode = kEpiFused, class Tgt>
+template <class C, class E, bool kOwned, int kMode = kEpiFused, bool kGather = false,
+          class Tgt>
 PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   if (t.aborted())
     return;
@@ -901,7 +929,8 @@ PURLIN_HD void epiRows(Tgt &t, int src, int chunk) {
   }
   if (!cut) {
     splitRange(rhi - rlo, pieces, piece, 1, lo, hi);
-    epiRowRange<C, E, kOwned, kMode, false>(t, S, src, rlo + lo, rlo + hi, 0, 0, ext, ninner);
+    epiRowRange<C, E, kOwned, kMode, false, kGather>(t, S, src, rlo + lo, rlo + hi, 0, 0, ext,
+                                                     ninner, nrows);
   }
   t.barrier(); // the lane's step is whole, as after laneMoves
   PURLIN_EPI_MARK(8);
@@ -1110,6 +1139,21 @@ PURLIN_HD void applyRows(Tgt &t, int chunk) {
 template <class C, class E, class Tgt>
 PURLIN_HD void applyRowsOwned(Tgt &t, int chunk) {
   detail::epiRows<C, E, true, kEpiApply>(t, kSrcReceived, chunk);
+}
+
+/// consume `mine from owners to self` through the epilogue
+/// (two_shot_gather's second consume): this rank's rows, as applyRows cuts
+/// them, each row's received values read from the area of its owner (rows
+/// piece p of R: the rows owner p's stashRowsOwned kept in its own area),
+/// and this rank's statements run over them as consumeRows runs them.
+/// The shape of an all-reduce followed by a row kernel: each contribution
+/// is read once (by its row's owner) and each rank applies its own rows,
+/// every rank busy however few rows an owner has. The plan orders it after
+/// every owner's stash (a sync of every lane of every rank), and the areas
+/// are scratch, never an output, so it is right with outputs over inputs.
+template <class C, class E, class Tgt>
+PURLIN_HD void applyRowsGathered(Tgt &t, int chunk) {
+  detail::epiRows<C, E, false, kEpiApply, true>(t, kSrcReceived, chunk);
 }
 
 } // namespace exec

@@ -53,7 +53,9 @@ enum Select : int {
 // this rank's staging slots; kSrcPartial: this rank's partial result of the
 // clause first (a fold continued), then the contributors' inputs;
 // kSrcOutput: each part of the names this rank receives from the output of
-// the part's owner (which kept it there: owned ... kDstSelf).
+// the part's owner (which kept it there: owned ... kDstSelf); kSrcReceived:
+// this rank's received area; kSrcOwners: each row's owner's received area
+// (which kept it there: owned ... kDstReceived).
 enum Source : int {
   kSrcInput = (int)SourceKind::Input,
   kSrcScratch = (int)SourceKind::Scratch,
@@ -61,6 +63,7 @@ enum Source : int {
   kSrcPartial = (int)SourceKind::Partial,
   kSrcOutput = (int)SourceKind::Output,
   kSrcReceived = (int)SourceKind::Received,
+  kSrcOwners = (int)SourceKind::Owners,
 };
 // Where it writes: this rank's output (for owned parts: the owner keeps its
 // part in its own output), every destination, this rank's partial result

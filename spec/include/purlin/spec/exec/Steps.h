@@ -219,6 +219,37 @@ PURLIN_HD void copyReceived(Tgt &t, bool owned, int64_t pieces, int64_t piece) {
   });
 }
 
+/// consume from owners: the names this rank receives (a clause every rank
+/// receives from every rank), part p of the box copied from owner p's
+/// received area (where its owned consume `to received` kept it, at the
+/// names' destination offsets) to this rank's output, for every owner p,
+/// this rank too. What the checker runs for two_shot_gather's second
+/// consume (the targets run it through the clause's epilogue, each row
+/// read from its owner's area: exec/Epilogue.h, applyRowsGathered). As in
+/// copyReceived, lane l takes the piece of each part that the first
+/// consume gave another lane (piece (chunk, L-1-l)), so that its model
+/// asks for the syncs the targets need: every lane of every owner done.
+template <class C, class Tgt>
+PURLIN_HD void copyOwners(Tgt &t, int64_t pieces, int64_t piece) {
+  piece = (piece / t.shared().L) * t.shared().L + (t.shared().L - 1 - piece % t.shared().L);
+  const Shared &S = t.shared();
+  const int r = t.rank(), R = S.R;
+  laneMoves(t, R, [&](int p, Move &m) {
+    if (C::kToRole != kEvery || C::kFromRole != kEvery || !flows<C>(S.P, 0, r) ||
+        !makeBox<C>(S.P, 0, r, m.box))
+      return false;
+    pieceRange(m.box.n, true, R, p, pieces, piece, t.vecElems(), m.lo, m.hi);
+    m.box.sbase = m.box.dbase; // read where it is written
+    for (int j = 0; j < m.box.nfree; ++j)
+      m.box.sstr[j] = m.box.dstr[j];
+    m.nsrc = m.ndst = 1;
+    m.src[0] = detail::receivedOf<C>(S, p);
+    m.dst[0] = (char *)S.buf[r][C::kToBuf];
+    m.op = kCopy;
+    return true;
+  });
+}
+
 /// consume: combine the contributions of names and write them.
 ///  sel kSelMine:  the names this rank receives;
 ///  sel kSelOwned: part r of every box (its owner's part);
@@ -260,6 +291,10 @@ PURLIN_HD void consume(Tgt &t, int sel, int src, int dst, int chunk,
   }
   if (src == kSrcReceived) {
     copyReceived<C>(t, sel == kSelOwned, pieces, piece);
+    return;
+  }
+  if (src == kSrcOwners) {
+    copyOwners<C>(t, pieces, piece);
     return;
   }
   const int half = stagingHalfOf(t, flags);
