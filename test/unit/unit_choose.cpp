@@ -188,25 +188,28 @@ void bandBindings() {
 // unfused one-shot, right in place without copies; its fused two-shot
 // proved right at the same address, as the unfused one, from 256 KiB + 1,
 // its band first in the set).
-// all_reduce_rmsnorm's default plan set by bytes into plans[5] and info,
-// with the in-place proofs purlinc gives it.
+// all_reduce_rmsnorm's default plan set by bytes into plans[6] and info,
+// with the in-place proofs purlinc gives it (two_shot_gather last, since
+// the forty-second session: right for any overlap, without copies).
 void epilogueSet(purlin_plan_info *plans, purlin_collective_info &info) {
   plans[0] = plan("direct", 0, 262145, false, plainLayout);
   plans[1] = plan("two_shot", 262145, 4194304, false, plainLayout);
   plans[2] = plan("two_shot_unfused", 4194304, -1, false, plainLayout);
   plans[3] = plan("direct_unfused", 0, 524288, false, plainLayout);
   plans[4] = plan("two_shot_copy", 524288, -1, false, plainLayout);
+  plans[5] = plan("two_shot_gather", 524288, -1, false, plainLayout);
   plans[1].inplace_same = 1; // right in place at the same address
   plans[2].inplace_same = 1;
   plans[3].inplace_safe = plans[3].inplace_same = 1; // no copy
   plans[4].inplace_safe = plans[4].inplace_same = plans[4].copies_inputs = 1;
+  plans[5].inplace_safe = plans[5].inplace_same = 1; // no copy
   std::memset(&info, 0, sizeof info);
-  info.nplans = 5;
+  info.nplans = 6;
   info.plans = plans;
 }
 
 void inPlace() {
-  purlin_plan_info plans[5];
+  purlin_plan_info plans[6];
   purlin_collective_info info;
   epilogueSet(plans, info);
   const InPlace same = InPlace::SameStart, any = InPlace::Any;
@@ -218,20 +221,23 @@ void inPlace() {
   // two_shot_copy.
   CHECK_EQ(choosePlan(&info, 1 << 20, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 524289, same, 8, "", false, true), 1);
-  CHECK_EQ(choosePlan(&info, 1 << 20, any, 8, "", false, true), 4);
+  // Any other overlap from 512 KiB: the gathered two-shot, which copies
+  // nothing, before two_shot_copy.
+  CHECK_EQ(choosePlan(&info, 1 << 20, any, 8, "", false, true), 5);
   CHECK_EQ(choosePlan(&info, 8 << 20, same, 8, "", false, true), 2);
-  CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 8 << 20, any, 8, "", false, true), 5);
   CHECK_EQ(choosePlan(&info, 2048, any, 8, "", false, true), 3);
   // At 512 KiB in place at the same address the fused two-shot (the
   // unfused one-shot's band ends there; before the twenty-fifth session
   // the two-shot's band began at 512 KiB + 1, so two_shot_copy took it),
-  // any other overlap two_shot_copy. From 256 KiB + 1 to 512 KiB both
+  // any other overlap the gathered two-shot (two_shot_copy before the
+  // forty-second session). From 256 KiB + 1 to 512 KiB both
   // in-place plans' bands hold a call at the same address: the fused
   // two-shot, first in the set, takes it; through 256 KiB the unfused
   // one-shot. Out of place the fused one-shot through 256 KiB, then the
   // two-shot.
   CHECK_EQ(choosePlan(&info, 524288, same, 8, "", false, true), 1);
-  CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 4);
+  CHECK_EQ(choosePlan(&info, 524288, any, 8, "", false, true), 5);
   CHECK_EQ(choosePlan(&info, 524287, same, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 524287, any, 8, "", false, true), 3);
   CHECK_EQ(choosePlan(&info, 262145, same, 8, "", false, true), 1);
@@ -259,11 +265,12 @@ void inPlace() {
 
 // The rows bands (purlinc's default set for all_reduce_rmsnorm since the
 // forty-first session: the fused one-shot for 2-16 rows wider than 8192
-// elements, the unfused one-shot for one such row, the unfused two-shot
-// from 129 rows of 4096 to 8192 elements), and epilogueRows, which sizes a
-// call's rows from its description.
+// elements, the unfused one-shot for one such row (in place 1-16), the
+// unfused two-shot from 129 rows of 4096 to 8192 elements; since the
+// forty-second the gathered two-shot from 17 rows wider than 8192), and
+// epilogueRows, which sizes a call's rows from its description.
 void rowsBands() {
-  purlin_plan_info plans[5];
+  purlin_plan_info plans[6];
   purlin_collective_info info;
   epilogueSet(plans, info);
   auto band = [](purlin_plan_info &p, int64_t lo, int64_t hi, int64_t elo, int64_t ehi) {
@@ -272,7 +279,8 @@ void rowsBands() {
   band(plans[0], 2, 17, 8193, -1);
   band(plans[2], 129, -1, 4096, 8193);
   band(plans[3], 0, 2, 8193, -1);
-  plans[3].max_rows_in_place = 33;
+  plans[3].max_rows_in_place = 17;
+  band(plans[5], 17, -1, 8193, -1);
   const InPlace no = InPlace::No, same = InPlace::SameStart, any = InPlace::Any;
   auto pick = [&](int64_t rows, int64_t elems, InPlace ip = InPlace::No, int es = 2) {
     return choosePlan(&info, rows * elems * es, ip, 8, "", false, true, EpiRows{rows, elems});
@@ -294,31 +302,34 @@ void rowsBands() {
   CHECK_EQ(pick(256, 1024), 1);
   CHECK_EQ(pick(129, 4095), 1);
   CHECK_EQ(pick(4096, 1024), 2);
-  CHECK_EQ(pick(144, 12288), 1);
-  CHECK_EQ(pick(129, 8193), 1);
+  CHECK_EQ(pick(129, 8192, any), 5); // (from 512 KiB, no copy)
   // Wider rows: the unfused one-shot for one row, the fused one through
-  // 16 rows, whatever the bytes (f32 16384 x 16: 1 MiB), then the bytes.
+  // 16 rows, whatever the bytes (f32 16384 x 16: 1 MiB), then the gathered
+  // two-shot, whatever the bytes (12288 x 144: 3.4 MiB).
   CHECK_EQ(pick(1, 12288), 3);
   CHECK_EQ(pick(1, 16384), 3);
   CHECK_EQ(pick(2, 12288), 0);
   CHECK_EQ(pick(16, 12288), 0);
   CHECK_EQ(pick(16, 16384), 0);
   CHECK_EQ(pick(16, 16384, no, 4), 0);
-  CHECK_EQ(pick(17, 16384), 1);
-  CHECK_EQ(pick(64, 12288), 1);
-  CHECK_EQ(pick(256, 16384), 2);
+  CHECK_EQ(pick(17, 16384), 5);
+  CHECK_EQ(pick(64, 12288), 5);
+  CHECK_EQ(pick(256, 16384), 5);
+  CHECK_EQ(pick(144, 12288), 5);
+  CHECK_EQ(pick(129, 8193), 5);
   CHECK_EQ(pick(1, 8193), 3);
   CHECK_EQ(pick(1, 8192), 0);
   // In place: a rows band's plan only where it is proved right for the
   // overlap. The fused one-shot is not; the unfused one-shot is, for any
   // overlap; the unfused two-shot at the same address only.
-  // The unfused one-shot's band reaches 32 rows in place
-  // (max_rows_in_place): before the byte bands' fused two-shot there.
+  // The unfused one-shot's band reaches 16 rows in place
+  // (max_rows_in_place): before the byte bands' fused two-shot there;
+  // then the gathered two-shot, right for any overlap.
   CHECK_EQ(pick(16, 12288, same), 3);
-  CHECK_EQ(pick(32, 16384, same), 3);
-  CHECK_EQ(pick(32, 16384, any), 3);
-  CHECK_EQ(pick(33, 16384, same), 1);
-  CHECK_EQ(pick(33, 16384, any), 4);
+  CHECK_EQ(pick(16, 16384, same), 3);
+  CHECK_EQ(pick(17, 16384, same), 5);
+  CHECK_EQ(pick(32, 16384, any), 5);
+  CHECK_EQ(pick(33, 16384, same), 5);
   CHECK_EQ(pick(16, 12288, any), 3);
   CHECK_EQ(pick(1, 12288, any), 3);
   // Rows of 8192 keep the byte bands in place: the fused two-shot from
@@ -326,11 +337,11 @@ void rowsBands() {
   CHECK_EQ(pick(16, 8192, same), 3);
   CHECK_EQ(pick(32, 8192, same), 1);
   // Out of place it stays at one row.
-  CHECK_EQ(pick(17, 12288), 1);
+  CHECK_EQ(pick(17, 12288), 5);
   CHECK(!inRowsBand(plans[3], EpiRows{16, 12288}));
   CHECK(inRowsBand(plans[3], EpiRows{16, 12288}, InPlace::SameStart));
   CHECK_EQ(pick(129, 4096, same), 2);
-  CHECK_EQ(pick(129, 4096, any), 4);
+  CHECK_EQ(pick(129, 4096, any), 5);
   // No epilogue rows (the default EpiRows): the byte bands alone.
   CHECK_EQ(choosePlan(&info, 16 * 12288 * 2, no, 8, "", false, true), 1);
   CHECK_EQ(choosePlan(&info, 129 * 4096 * 2, no, 8, "", false, true), 1);

@@ -613,11 +613,19 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // us (two_shot) against 24.63 (two_shot_copy) at 64 x 4096, 23.64
   // against 32.71 at 32 x 8192.
   const int64_t largeFrom = epilogue && small < directEdge ? small : directEdge;
+  // With an epilogue, the unfused plans (epilogueUnfusedBytes > 0) and the
+  // wide rows' band (epilogueWideRows > 0), two_shot_gather last: the rows band rowsBands gives it (wide rows
+  // beyond the one-shot's), and a byte band from `small` on that only the
+  // calls no plan before it takes reach (it is proved right for any overlap
+  // and copies nothing: in place otherwise than at the same address, the
+  // large calls that would copy their inputs for two_shot_copy).
   return add("direct", directLanes, 0, directEdge, smallLanes) &&
          add(two ? "two_shot" : "direct", largeLanes, largeFrom, -1) &&
          (applyInPlace ? build("direct_unfused", smallLanes, 0, small)
                        : add("direct_copy", smallLanes, 0, small)) &&
-         add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1);
+         add(two ? "two_shot_copy" : "direct_copy", largeLanes, small, -1) &&
+         (apart <= 0 || opts.epilogueWideRows <= 0 ||
+          build("two_shot_gather", largeLanes, small, -1));
 }
 
 /// The default chooser's rows bands (a collective with an epilogue; spec/
@@ -633,7 +641,7 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
     return nullptr;
   };
   Plan *direct = find("direct"), *apart = find("direct_unfused"),
-       *twoApart = find("two_shot_unfused");
+       *twoApart = find("two_shot_unfused"), *gather = find("two_shot_gather");
   if (opts.epilogueWideRows > 0 && direct) {
     // The single row: the unfused one-shot where the set has it (the
     // in-place band's); the fused one from 2 rows.
@@ -643,9 +651,11 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
       apart->maxRows = 2;
       apart->minRowElems = kEpilogueWideElems + 1;
       apart->maxRowElems = -1;
-      // In place it reaches further: the fused one-shot is not proved
-      // right there, and the byte bands' fused two-shot loses to it.
-      apart->maxRowsInPlace = kEpilogueWideRowsInPlace + 1;
+      // In place it reaches as far as the fused one-shot's band does
+      // out of place (that plan is not proved right in place, and the
+      // byte bands' fused two-shot loses to this one there).
+      if (opts.epilogueWideRows + 1 > 2)
+        apart->maxRowsInPlace = opts.epilogueWideRows + 1;
     }
     if (!one || opts.epilogueWideRows > 1) {
       direct->minRows = one ? 2 : 0;
@@ -659,6 +669,13 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
     twoApart->maxRows = -1;
     twoApart->minRowElems = kEpilogueUnfusedRowElems;
     twoApart->maxRowElems = kEpilogueWideElems + 1;
+  }
+  // Beyond the one-shot's rows: the gathered two-shot, in place too.
+  if (opts.epilogueWideRows > 0 && gather) {
+    gather->minRows = opts.epilogueWideRows + 1;
+    gather->maxRows = -1;
+    gather->minRowElems = kEpilogueWideElems + 1;
+    gather->maxRowElems = -1;
   }
 }
 

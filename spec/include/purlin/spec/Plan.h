@@ -202,18 +202,28 @@ constexpr int64_t kEpilogueWideElems = 8192;
 /// it lost (14.07 against 9.40). Rows of 8192 or fewer keep the byte edge
 /// (kDefaultEpilogueDirectBytes). purlinc --epilogue-wide-rows sets it per
 /// build (0: no such band).
+///
+/// In place the unfused one-shot's band reaches the same rows (the fused
+/// one-shot is not proved right in place, and the byte bands' fused
+/// two-shot lost to it 1.25-2.2x: 12288 x 16 14.23 us against 30.22,
+/// forty-first session).
+///
+/// From this many rows + 1 on, wider rows take two_shot_gather, in place
+/// too (the owners keep their rows' sums, every rank applies its own rows:
+/// the shape of an all-reduce followed by a row kernel). Measured (H100,
+/// forty-second session, 8 ranks, bf16, us, best of 2), against the plan
+/// the chooser took before: 12288 x 17 13.19 against 13.52, x 32 16.37
+/// against 15.36 (0.94), x 64 33.77 against 44.28, x 65 34.47 against
+/// 45.27, x 128 64.60 against 56.61 (0.88: the fused two-shot's lanes
+/// each hold one row at 128), x 129 66.04 against 91.33, x 160 79.21
+/// against 95.15, x 255 126.94 against 125.49; 16384 x 17 15.76 against
+/// 16.13, x 32 20.90 against 21.33, x 64 41.23 against 57.36, x 128 80.78
+/// against 86.63, x 160 99.18 against 127.49, x 255 171.48 against
+/// 167.52. In place (y at x, one run): 12288 x 32 16.13 against 25.74, x
+/// 48 23.47 against 33.23, x 129 62.89 against 89.22; 16384 x 32 19.83
+/// against 33.89. It runs within 0.95-0.99 of purlin's all_reduce + a
+/// norm kernel from 32 rows (the fused plans 0.71-0.74 at 64 rows).
 constexpr int64_t kDefaultEpilogueWideRows = 16;
-/// In place, the unfused one-shot's rows band at those widths reaches this
-/// many rows (the fused one-shot is not proved right in place, and the
-/// byte bands give the fused two-shot from 256 KiB + 1). Measured (H100,
-/// forty-first session, 8 ranks, bf16, y at x, us), direct_unfused against
-/// the chooser's fused two-shot: 12288 x 16 14.23 against 30.22, x 24
-/// 20.82 against 30.50, x 32 24.83 against 31.06; 16384 x 16 17.14 against
-/// 37.63, x 32 35.35 against 40.12; at 48 rows the two-shot wins (33.21
-/// against 40.93; 45.23 against 55.47). Out of place the unfused one-shot
-/// loses from a few rows (16 rows: 14.07 against 9.40, fortieth session),
-/// so its band there stays at one row.
-constexpr int64_t kEpilogueWideRowsInPlace = 32;
 /// The default chooser, a collective with an epilogue: from this many rows
 /// of kEpilogueUnfusedRowElems to kEpilogueWideElems elements, the unfused
 /// two-shot, whatever their bytes (below kDefaultEpilogueUnfusedBytes too).
