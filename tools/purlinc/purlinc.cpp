@@ -121,11 +121,12 @@ int main(int argc, char **argv) {
                  "same results; default 4 MiB, where they beat the fused "
                  "two-shot on the H200 and H100; 0: none)");
   app.add_option("--epilogue-wide-rows", epilogueWideRows,
-                 "auto, a collective with an epilogue, out of place: rows "
-                 "wider than 8192 elements (the SM target's wide kernels) "
-                 "run one-shot through this many rows, a single row the "
-                 "unfused one-shot, whatever their bytes (default 16, "
-                 "measured on the H100; 0: none)");
+                 "auto, a collective with an epilogue: rows wider than 8192 "
+                 "elements (the SM target's wide kernels) run one-shot "
+                 "through this many rows (in place the unfused one-shot; a "
+                 "single row the unfused one-shot), two_shot_gather beyond, "
+                 "whatever their bytes (default 16, measured on the H100; "
+                 "0: none)");
   app.add_option("--epilogue-unfused-rows", epilogueUnfusedRows,
                  "auto, a collective with an epilogue: from this many rows "
                  "of 4096 to 8192 elements, the unfused two-shot, below "

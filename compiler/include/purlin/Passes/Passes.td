@@ -58,9 +58,10 @@ def SnacInfer : Pass<"purlin-snac-infer", "::mlir::ModuleOp"> {
            "launches (0: none; else it must exceed ll-bytes)">,
     Option<"epilogueWideRows", "epilogue-wide-rows", "int64_t",
            "::purlin::kDefaultEpilogueWideRows",
-           "auto, a collective with an epilogue, out of place: rows wider "
-           "than 8192 elements run one-shot through this many rows (one "
-           "row: the unfused one-shot), whatever their bytes (0: none)">,
+           "auto, a collective with an epilogue: rows wider than 8192 "
+           "elements run one-shot through this many rows (one row, and in "
+           "place: the unfused one-shot), two_shot_gather beyond, whatever "
+           "their bytes (0: none)">,
     Option<"epilogueUnfusedRows", "epilogue-unfused-rows", "int64_t",
            "::purlin::kDefaultEpilogueUnfusedRows",
            "auto, a collective with an epilogue: from this many rows of "

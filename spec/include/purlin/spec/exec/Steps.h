@@ -157,6 +157,15 @@ PURLIN_HD bool consumeRegisters(Tgt &t, bool owned, int src, int dst,
   return true;
 }
 
+/// A box read where it is written: its source offsets made its
+/// destination's (an owner's output, a received area: at the names'
+/// destination offsets).
+PURLIN_HD void readAtDest(Box &b) {
+  b.sbase = b.dbase;
+  for (int j = 0; j < b.nfree; ++j)
+    b.sstr[j] = b.dstr[j];
+}
+
 /// consume from output: the names this rank receives (a clause every rank
 /// receives, contributors `*`), part p of each box copied from the output
 /// of its owner p, for owners p in [lo, hi) but this rank; piece (chunk,
@@ -174,9 +183,7 @@ PURLIN_HD void pullParts(Tgt &t, int64_t pieces, int64_t piece, int lo, int hi) 
     splitRange(pb - pa, pieces, piece, t.vecElems(), a, b);
     m.lo = pa + a;
     m.hi = pa + b;
-    m.box.sbase = m.box.dbase; // read where it is written
-    for (int j = 0; j < m.box.nfree; ++j)
-      m.box.sstr[j] = m.box.dstr[j];
+    readAtDest(m.box);
     m.nsrc = m.ndst = 1;
     m.src[0] = (const char *)S.buf[p][C::kToBuf];
     m.dst[0] = (char *)S.buf[r][C::kToBuf];
@@ -206,9 +213,7 @@ PURLIN_HD void copyReceived(Tgt &t, bool owned, int64_t pieces, int64_t piece) {
         !makeBox<C>(S.P, 0, q, m.box))
       return false;
     pieceRange(m.box.n, owned, R, r, pieces, piece, t.vecElems(), m.lo, m.hi);
-    m.box.sbase = m.box.dbase; // read where it is written
-    for (int j = 0; j < m.box.nfree; ++j)
-      m.box.sstr[j] = m.box.dstr[j];
+    readAtDest(m.box);
     m.nsrc = 1;
     m.src[0] = detail::receivedOf<C>(S, r);
     m.ndst = owned ? R : 1;
@@ -239,9 +244,7 @@ PURLIN_HD void copyOwners(Tgt &t, int64_t pieces, int64_t piece) {
         !makeBox<C>(S.P, 0, r, m.box))
       return false;
     pieceRange(m.box.n, true, R, p, pieces, piece, t.vecElems(), m.lo, m.hi);
-    m.box.sbase = m.box.dbase; // read where it is written
-    for (int j = 0; j < m.box.nfree; ++j)
-      m.box.sstr[j] = m.box.dstr[j];
+    readAtDest(m.box);
     m.nsrc = m.ndst = 1;
     m.src[0] = detail::receivedOf<C>(S, p);
     m.dst[0] = (char *)S.buf[r][C::kToBuf];
