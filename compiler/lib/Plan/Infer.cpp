@@ -651,11 +651,6 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
       apart->maxRows = 2;
       apart->minRowElems = kEpilogueWideElems + 1;
       apart->maxRowElems = -1;
-      // In place it reaches as far as the fused one-shot's band does
-      // out of place (that plan is not proved right in place, and the
-      // byte bands' fused two-shot loses to this one there).
-      if (opts.epilogueWideRows + 1 > 2)
-        apart->maxRowsInPlace = opts.epilogueWideRows + 1;
     }
     if (!one || opts.epilogueWideRows > 1) {
       direct->minRows = one ? 2 : 0;
@@ -670,9 +665,13 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
     twoApart->minRowElems = kEpilogueUnfusedRowElems;
     twoApart->maxRowElems = kEpilogueWideElems + 1;
   }
-  // Beyond the one-shot's rows: the gathered two-shot, in place too.
+  // From 2 rows the gathered two-shot: out of place after the fused
+  // one-shot's band (that plan comes first in the set and takes 2 to
+  // epilogueWideRows rows), in place from 2 rows (the fused one-shot is not
+  // proved right there). The set has it only with the unfused one-shot,
+  // which keeps the single row.
   if (opts.epilogueWideRows > 0 && gather) {
-    gather->minRows = opts.epilogueWideRows + 1;
+    gather->minRows = 2;
     gather->maxRows = -1;
     gather->minRowElems = kEpilogueWideElems + 1;
     gather->maxRowElems = -1;

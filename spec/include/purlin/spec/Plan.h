@@ -203,14 +203,10 @@ constexpr int64_t kEpilogueWideElems = 8192;
 /// (kDefaultEpilogueDirectBytes). purlinc --epilogue-wide-rows sets it per
 /// build (0: no such band).
 ///
-/// In place the unfused one-shot's band reaches the same rows (the fused
-/// one-shot is not proved right in place, and the byte bands' fused
-/// two-shot lost to it 1.25-2.2x: 12288 x 16 14.23 us against 30.22,
-/// forty-first session).
-///
-/// From this many rows + 1 on, wider rows take two_shot_gather, in place
-/// too (the owners keep their rows' sums, every rank applies its own rows:
-/// the shape of an all-reduce followed by a row kernel). Measured (H100,
+/// From this many rows + 1 on, wider rows take two_shot_gather, and in
+/// place from 2 rows (the owners keep their rows' sums, every rank applies
+/// its own rows: the shape of an all-reduce followed by a row kernel; the
+/// fused one-shot is not proved right in place). Measured (H100,
 /// forty-second session, 8 ranks, bf16, us, best of 2), against the plan
 /// the chooser took before: 12288 x 17 13.19 against 13.52, x 32 16.37
 /// against 15.36 (0.94), x 64 33.77 against 44.28, x 65 34.47 against
@@ -221,8 +217,14 @@ constexpr int64_t kEpilogueWideElems = 8192;
 /// against 86.63, x 160 99.18 against 127.49, x 255 171.48 against
 /// 167.52. In place (y at x, one run): 12288 x 32 16.13 against 25.74, x
 /// 48 23.47 against 33.23, x 129 62.89 against 89.22; 16384 x 32 19.83
-/// against 33.89. It runs within 0.95-0.99 of purlin's all_reduce + a
-/// norm kernel from 32 rows (the fused plans 0.71-0.74 at 64 rows).
+/// against 33.89, 12288 x 16 10.12 against the unfused one-shot's 14.50.
+/// The unfused one-shot (the in-place plan until then, through 32 rows)
+/// against it, out of place (the same kernels as in place): 12288 x 1
+/// 7.80 against 8.01, x 2 8.20 against 8.58, x 16 14.19 against 9.93;
+/// 16384 x 2 9.53 against 9.65, x 16 17.12 against 11.69: it keeps the
+/// single row, and loses 1-5% at 2 rows in place. It runs within 0.91-0.99
+/// of purlin's all_reduce + a norm kernel from 32 rows (the fused plans
+/// 0.71-0.74 at 64 rows).
 constexpr int64_t kDefaultEpilogueWideRows = 16;
 /// The default chooser, a collective with an epilogue: from this many rows
 /// of kEpilogueUnfusedRowElems to kEpilogueWideElems elements, the unfused
