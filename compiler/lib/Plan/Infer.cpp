@@ -614,11 +614,12 @@ bool choosePlans(const Collective &c, const InferOptions &opts,
   // against 32.71 at 32 x 8192.
   const int64_t largeFrom = epilogue && small < directEdge ? small : directEdge;
   // With an epilogue, the unfused plans (epilogueUnfusedBytes > 0) and the
-  // wide rows' band (epilogueWideRows > 0), two_shot_gather last: the rows band rowsBands gives it (wide rows
-  // beyond the one-shot's), and a byte band from `small` on that only the
-  // calls no plan before it takes reach (it is proved right for any overlap
-  // and copies nothing: in place otherwise than at the same address, the
-  // large calls that would copy their inputs for two_shot_copy).
+  // wide rows' band (epilogueWideRows > 0), two_shot_gather last: the rows
+  // band rowsBands gives it (wide rows), and a byte band from `small` on
+  // that only the calls no plan before it takes reach (it is proved right
+  // for any overlap and copies nothing: in place otherwise than at the
+  // same address, the large calls that would copy their inputs for
+  // two_shot_copy).
   return add("direct", directLanes, 0, directEdge, smallLanes) &&
          add(two ? "two_shot" : "direct", largeLanes, largeFrom, -1) &&
          (applyInPlace ? build("direct_unfused", smallLanes, 0, small)
@@ -668,8 +669,8 @@ void rowsBands(const InferOptions &opts, std::vector<Plan> &plans) {
   // From 2 rows the gathered two-shot: out of place after the fused
   // one-shot's band (that plan comes first in the set and takes 2 to
   // epilogueWideRows rows), in place from 2 rows (the fused one-shot is not
-  // proved right there). The set has it only with the unfused one-shot,
-  // which keeps the single row.
+  // proved right there). The single row stays with the plans before it
+  // (by default the unfused one-shot's rows band).
   if (opts.epilogueWideRows > 0 && gather) {
     gather->minRows = 2;
     gather->maxRows = -1;
