@@ -167,19 +167,19 @@ template <class C, class Tgt> struct EpiElem : EpiRank<Tgt> {
   bool held = false;
   float heldRecv = 0.0f;
   /// The rank whose received area holds the row (src kSrcReceived): this
-  /// rank's (-1), or the row's owner's in the gathered apply.
-  int area = -1;
+  /// rank, or the row's owner in the gathered apply (epiRowRange sets it).
+  int area = 0;
   PURLIN_HD float recv() const {
     if (held)
       return heldRecv;
     Tgt &t = this->t;
     const Shared &S = this->S;
-    // Kept by a consume `to received` in this rank's own area, at the
-    // name's destination offset (whichever rank r the statements run for:
-    // the owned apply runs them for every rank over the rows it owns).
+    // Kept by a consume `to received` in rank `area`'s area (this rank's,
+    // or the row's owner's in the gathered apply), at the name's
+    // destination offset (whichever rank r the statements run for: the
+    // owned apply runs them for every rank over the rows it owns).
     if (src == kSrcReceived)
-      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, area >= 0 ? area : t.rank()),
-                       C::toIndex(c, S.P));
+      return t.loadFAs(kElemF32, detail::receivedOf<C>(S, area), C::toIndex(c, S.P));
     const int64_t i = C::fromIndex(c, S.P);
     float acc = t.loadF(detail::mappedSource<C>(S, src, 0), i);
     for (int p = 1; p < S.R; ++p)
@@ -333,18 +333,18 @@ PURLIN_HD bool epiReceivedAligned(const Shared &S, int r, int64_t i0) {
 
 template <class C, class E, int kMode = kEpiFused, class Tgt>
 PURLIN_HD bool epiRegRow(Tgt &t, const Shared &S, int src, int64_t *c,
-                         const int64_t *ext, int64_t ninner, int area = -1) {
+                         const int64_t *ext, int64_t ninner, int area) {
   // ceil(vectors / threads) > kEpiRowVecs, without the division
   if (ninner % kEpiVec != 0 ||
       ninner / kEpiVec > (int64_t)Tgt::kEpiRowVecs * t.threads())
     return false;
   const Params &P = S.P;
-  // The received area (this rank's: the stash stores into it, the apply
-  // reads it; or the row's owner's, `area`, in the gathered apply) lies at
-  // the destination's offsets, as f32.
+  // The received area (rank `area`'s: this rank's, where the stash stores
+  // and the apply reads, or the row's owner's in the gathered apply) lies
+  // at the destination's offsets, as f32.
   if constexpr (kMode != kEpiFused)
     if (!epiRowRun<C, E, true>(P, c, ext) ||
-        !epiReceivedAligned<C>(S, area >= 0 ? area : t.rank(), C::toIndex(c, P)))
+        !epiReceivedAligned<C>(S, area, C::toIndex(c, P)))
       return false;
   if constexpr (kMode == kEpiApply)
     return true;
@@ -410,7 +410,7 @@ PURLIN_UNROLL
 template <class C, class E, int kQ, int kMode = kEpiFused, int kVCap = 0, class Tgt>
 PURLIN_HD void consumeRowsVec(Tgt &t, const Shared &S, int src, int op,
                               int64_t *c, const int64_t *ext, int64_t ninner,
-                              int q0, int q1, int area = -1) {
+                              int q0, int q1, int area) {
   constexpr int kV =
       kVCap > 0 && kVCap < Tgt::kEpiRowVecs ? kVCap : Tgt::kEpiRowVecs;
   const Params &P = S.P;
@@ -486,8 +486,8 @@ PURLIN_UNROLL
   PURLIN_EPI_MARK(3);
   if constexpr (kMode == kEpiApply) {
     // The received values, as the stash stored them: no combine (from
-    // this rank's area, or the row's owner's in the gathered apply).
-    const char *from = detail::receivedOf<C>(S, area >= 0 ? area : t.rank());
+    // rank `area`'s area).
+    const char *from = detail::receivedOf<C>(S, area);
 PURLIN_UNROLL
     for (int k = 0; k < kV; ++k) {
       if (k >= nmine)
@@ -801,14 +801,13 @@ namespace detail {
 /// L2: thread p the run of contribution p, or thread 0 the received area's.
 template <class C, class E, int kMode, class Tgt>
 PURLIN_HD void epiRowToL2(Tgt &t, const Shared &S, int src, int64_t row, const int64_t *ext,
-                          int64_t ninner, int area = -1) {
+                          int64_t ninner, int area) {
   int64_t c[kMaxDims] = {0};
   rowStart<C, E>(row, ext, c);
   const int th = t.thread();
   if constexpr (kMode == kEpiApply) {
     if (th == 0)
-      t.prefetchL2(receivedOf<C>(S, area >= 0 ? area : t.rank()) + C::toIndex(c, S.P) * 4,
-                   ninner * 4);
+      t.prefetchL2(receivedOf<C>(S, area) + C::toIndex(c, S.P) * 4, ninner * 4);
   } else if (th < S.R) {
     t.prefetchL2(mappedSource<C>(S, src, th) + C::fromIndex(c, S.P) * (int64_t)S.elemSize,
                  ninner * (int64_t)S.elemSize);
@@ -850,22 +849,22 @@ PURLIN_HD void epiRowRange(Tgt &t, const Shared &S, int src, int64_t first, int6
   int64_t c[kMaxDims] = {0};
   constexpr int kQ = kOwned ? kEpiRanksAtOnce : 1; // ranks side by side
   EpiElem<C, Tgt> x{{t, S, q0}, src, clauseOp<C>(S), c};
+  // The rank whose received area holds row r (the forms from received).
+  auto areaOf = [&](int64_t r) { return kGather ? rowOwner(nrows, S.R, r) : t.rank(); };
   for (int64_t row = first; row < last; ++row) {
     rowStart<C, E>(row, ext, c);
-    const int area = kGather ? rowOwner(nrows, S.R, row) : -1;
+    const int area = areaOf(row);
     x.area = area;
     if (epiRegRow<C, E, kMode>(t, S, src, c, ext, ninner, area)) {
       if constexpr (PURLIN_EPI_L2_PREFETCH == 1) {
         if (row == first)
           epiRowToL2<C, E, kMode>(t, S, src, row, ext, ninner, area);
         if (row + 1 < last)
-          epiRowToL2<C, E, kMode>(t, S, src, row + 1, ext, ninner,
-                                  kGather ? rowOwner(nrows, S.R, row + 1) : -1);
+          epiRowToL2<C, E, kMode>(t, S, src, row + 1, ext, ninner, areaOf(row + 1));
       } else if constexpr (PURLIN_EPI_L2_PREFETCH == 2) {
         if (row == first)
           for (int64_t r = first; r < last; ++r)
-            epiRowToL2<C, E, kMode>(t, S, src, r, ext, ninner,
-                                    kGather ? rowOwner(nrows, S.R, r) : -1);
+            epiRowToL2<C, E, kMode>(t, S, src, r, ext, ninner, areaOf(r));
       }
       // A row of one vector a thread in an instantiation of its own
       // (kEpiRowSplit).
